@@ -1,0 +1,100 @@
+import type { EventType, Outcome } from '../model/index.js';
+
+/**
+ * What a caller hands to the audit log. Fields not meaningful for an event are null
+ * (a configuration event has no risk_score), so every entry has the same shape.
+ */
+export interface AuditEventInput {
+  event_type: EventType;
+  /** ISO 8601, set by the caller from its clock so the decision and its entry agree. */
+  timestamp: string;
+  /** For decisions the proposing actor; for configuration events the authenticated caller. */
+  actor_id: string | null;
+  capability: string | null;
+  outcome: Outcome | null;
+  risk_score: number | null;
+  decision_id: string | null;
+  policies_evaluated: string[];
+  policy_matched: string | null;
+  /** Event details: the full request and evaluation of a decision, the object of a config change. */
+  data: Record<string, unknown>;
+}
+
+/** A stored entry (service-interface.md 2.6 plus seq and data). The hash covers every field but itself. */
+export interface AuditEntry extends AuditEventInput {
+  id: string;
+  /** Gap-free position in the chain, starting at 1. */
+  seq: number;
+  previous_hash: string;
+  hash: string;
+}
+
+export interface AuditQuery {
+  actor_id?: string;
+  capability?: string;
+  outcome?: Outcome;
+  decision_id?: string;
+  event_type?: EventType;
+  /** Inclusive ISO 8601 bounds on timestamp. */
+  since?: string;
+  until?: string;
+  /** asc: oldest first (export order); desc: newest first. */
+  order: 'asc' | 'desc';
+  limit: number;
+  /** Exclusive seq bound in the direction of `order`, from the previous page. */
+  after?: number;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** Exact number of entries matching the filters, ignoring paging. */
+  total: number;
+  /** seq to pass as `after` for the next page; null when there is none. */
+  next: number | null;
+}
+
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+export interface Checkpoint extends ChainHead {
+  entry_id: string;
+  time: string;
+}
+
+export interface ChainBreak {
+  seq: number;
+  entry_id?: string;
+  reason: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  entries_checked: number;
+  head: ChainHead;
+  /** The first place where the chain does not hold, when ok is false. */
+  break?: ChainBreak;
+  checkpoints_checked: number;
+}
+
+/**
+ * The audit log: the file backend (embedded) and the Redis backend (cluster) both
+ * implement it. append resolves only once the entry is durably stored; it rejects
+ * (AuditUnavailableError) otherwise, and the caller fails closed.
+ */
+export interface AuditLog {
+  append(event: AuditEventInput): Promise<AuditEntry>;
+  query(query: AuditQuery): Promise<AuditPage>;
+  get(id: string): Promise<AuditEntry | undefined>;
+  /** Every entry of one decision (the decision, reviews, execution), oldest first. */
+  byDecision(decisionId: string): Promise<AuditEntry[]>;
+  /** True when the chain holds from the nearest checkpoint at or before seq up to seq. */
+  isVerified(seq: number): Promise<boolean>;
+  verify(): Promise<VerifyReport>;
+  head(): Promise<ChainHead>;
+  /** Live feed of appended entries (for SSE); returns the unsubscribe function. */
+  subscribe(listener: (entry: AuditEntry) => void): () => void;
+  /** Flushes pending appends and releases resources. */
+  close(): Promise<void>;
+}

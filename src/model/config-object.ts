@@ -1,0 +1,88 @@
+import type { ActorType, Outcome, RiskLevel } from './vocabulary.js';
+
+/**
+ * The three configuration kinds, in the form the CRDs hold (camelCase spec fields).
+ * Manifests, API writes and Kubernetes informers all produce these objects; the index
+ * is built from them.
+ */
+export const API_GROUP = 'governance.arbiter.dev';
+export const API_VERSION = `${API_GROUP}/v1alpha1`;
+export const KINDS = ['Capability', 'Policy', 'ActorGrant'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface ObjectMeta {
+  name: string;
+  /** Kubernetes uid; embedded sources derive a stable one from kind and name. */
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface CapabilitySpec {
+  name: string;
+  description?: string;
+  riskLevel: RiskLevel;
+  parameterSchema?: Record<string, unknown>;
+}
+
+export interface PolicyRuleSpec {
+  capability: string;
+  /** CEL expression; absent means the rule always matches. */
+  condition?: string;
+  outcome: Outcome;
+  priority?: number;
+}
+
+export interface PolicySpec {
+  description?: string;
+  enabled?: boolean;
+  rules: PolicyRuleSpec[];
+}
+
+export interface TimeWindow {
+  /** HH:MM, 24-hour clock. */
+  start: string;
+  end: string;
+  /** IANA time zone name, e.g. Europe/Berlin. */
+  timezone: string;
+}
+
+export interface RateLimit {
+  maxRequests: number;
+  windowSeconds: number;
+}
+
+export interface GrantConstraints {
+  timeWindow?: TimeWindow;
+  rateLimit?: RateLimit;
+}
+
+export interface GrantSpec {
+  capability: string;
+  constraints?: GrantConstraints;
+}
+
+export interface ActorGrantSpec {
+  actor: { id: string; type?: ActorType };
+  grants: GrantSpec[];
+}
+
+interface ObjectOf<K extends Kind, S> {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: ObjectMeta;
+  spec: S;
+}
+
+export type CapabilityObject = ObjectOf<'Capability', CapabilitySpec>;
+export type PolicyObject = ObjectOf<'Policy', PolicySpec>;
+export type ActorGrantObject = ObjectOf<'ActorGrant', ActorGrantSpec>;
+export type ConfigObject = CapabilityObject | PolicyObject | ActorGrantObject;
+
+/** `Kind/name`: the identity of an object within one source. */
+export function objectKey(object: Pick<ConfigObject, 'kind' | 'metadata'>): string {
+  return `${object.kind}/${object.metadata.name}`;
+}

@@ -1,0 +1,5 @@
+export * from './vocabulary.js';
+export * from './config-object.js';
+export * from './object-status.js';
+export * from './proposal.js';
+export * from './errors.js';

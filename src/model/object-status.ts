@@ -1,0 +1,17 @@
+/** The Ready condition of a configuration object (mirrors the CRD status subresource). */
+export const READY_REASONS = [
+  'Accepted',
+  'InvalidSchema',
+  'InvalidCondition',
+  'InvalidSpec',
+  'Conflict',
+  'UnknownCapability',
+] as const;
+export type ReadyReason = (typeof READY_REASONS)[number];
+
+export interface ObjectStatus {
+  ready: boolean;
+  reason: ReadyReason;
+  message: string;
+  observedGeneration?: number;
+}

@@ -1,0 +1,54 @@
+import type { ActorType, Outcome } from './vocabulary.js';
+
+/** service-interface.md 2.1, after request validation. */
+export interface Proposal {
+  actor: { id: string; type: ActorType };
+  action: { capability: string; parameters: Record<string, unknown> };
+  context?: { session_id?: string; metadata?: Record<string, unknown>; confirmation_token?: string };
+}
+
+/** Stage results of the trail (service-interface.md 2.7, semantics.md pipeline). */
+export type CapabilityCheck = 'pass' | 'not_registered' | 'invalid_parameters';
+export type AuthorityCheck = 'pass' | 'no_grant' | 'outside_time_window' | 'rate_limited' | 'skipped';
+
+export interface RuleEvaluation {
+  policy: string;
+  rule_index: number;
+  priority: number;
+  outcome: Outcome;
+  matched: boolean;
+  /** Set when the condition failed to evaluate; see semantics.md step 5. */
+  error?: string;
+}
+
+export interface Evaluation {
+  capability_check: CapabilityCheck;
+  authority_check: AuthorityCheck;
+  risk_score: number;
+  risk_threshold: number;
+  policies_evaluated: string[];
+  policy_matched: string | null;
+  rule_matched: { policy: string; rule_index: number; priority: number; outcome: Outcome } | null;
+  rules: RuleEvaluation[];
+  risk_override: boolean;
+}
+
+/** What the engine decides; the caller adds decision_id, timestamp and audit_ref. */
+export interface EngineDecision {
+  outcome: Outcome;
+  reason: string;
+  risk_score: number;
+  constraints: Record<string, unknown>;
+  evaluation: Evaluation;
+}
+
+/** service-interface.md 2.2: the propose response. */
+export interface Decision {
+  decision_id: string;
+  outcome: Outcome;
+  reason: string;
+  risk_score: number;
+  constraints: Record<string, unknown>;
+  timestamp: string;
+  audit_ref: string;
+}

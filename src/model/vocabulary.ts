@@ -1,0 +1,31 @@
+/** The fixed vocabularies of service-interface.md, as runtime lists and types. */
+
+export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
+export const ACTOR_TYPES = ['ai-agent', 'ai-copilot', 'automation', 'human'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+export const OUTCOMES = ['ALLOW', 'DENY', 'ESCALATE', 'REQUIRE_CONFIRMATION'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Most restrictive first: at equal priority the earlier outcome wins (semantics.md, step 5). */
+export const OUTCOME_RESTRICTIVENESS: readonly Outcome[] = ['DENY', 'ESCALATE', 'REQUIRE_CONFIRMATION', 'ALLOW'];
+
+/** `<area>.<operation>`, lower case; underscores and dashes allowed (semantics.md, step 1). */
+export const CAPABILITY_NAME_PATTERN = '^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)+$';
+export const CAPABILITY_NAME_MAX_LENGTH = 128;
+
+export const EVENT_TYPES = [
+  'governance.decision',
+  'governance.execution',
+  'governance.review',
+  'policy.created',
+  'policy.updated',
+  'capability.registered',
+  'capability.deleted',
+  'policy.deleted',
+  'actor.grant.created',
+  'actor.grant.revoked',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
