@@ -10,7 +10,12 @@ export const OUTCOMES = ['ALLOW', 'DENY', 'ESCALATE', 'REQUIRE_CONFIRMATION'] as
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** Most restrictive first: at equal priority the earlier outcome wins (semantics.md, step 5). */
-export const OUTCOME_RESTRICTIVENESS: readonly Outcome[] = ['DENY', 'ESCALATE', 'REQUIRE_CONFIRMATION', 'ALLOW'];
+export const OUTCOME_RESTRICTIVENESS: readonly Outcome[] = [
+  'DENY',
+  'ESCALATE',
+  'REQUIRE_CONFIRMATION',
+  'ALLOW',
+];
 
 /** `<area>.<operation>`, lower case; underscores and dashes allowed (semantics.md, step 1). */
 export const CAPABILITY_NAME_PATTERN = '^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)+$';
