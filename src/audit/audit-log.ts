@@ -98,3 +98,11 @@ export interface AuditLog {
   /** Flushes pending appends and releases resources. */
   close(): Promise<void>;
 }
+
+/** Where chain heads are checkpointed: a file in embedded mode, a ConfigMap in a cluster. */
+export interface CheckpointStore {
+  /** Retained checkpoints, oldest first. */
+  list(): Promise<Checkpoint[]>;
+  /** Adds a checkpoint, dropping the oldest beyond the retention count. */
+  save(checkpoint: Checkpoint): Promise<void>;
+}
