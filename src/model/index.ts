@@ -3,3 +3,4 @@ export * from './config-object.js';
 export * from './object-status.js';
 export * from './proposal.js';
 export * from './errors.js';
+export * from './spec-schemas.js';

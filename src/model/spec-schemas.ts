@@ -1,0 +1,119 @@
+import {
+  ACTOR_TYPES,
+  CAPABILITY_NAME_MAX_LENGTH,
+  CAPABILITY_NAME_PATTERN,
+  OUTCOMES,
+  RISK_LEVELS,
+} from './vocabulary.js';
+
+/**
+ * JSON Schemas (OpenAPI v3 structural subset) of the three kinds' specs. They are the one
+ * source of truth: manifests are validated with them (ajv), and the CRDs in crds/ embed
+ * them (a test checks that the two agree).
+ */
+
+const capabilityName = {
+  type: 'string',
+  pattern: CAPABILITY_NAME_PATTERN,
+  maxLength: CAPABILITY_NAME_MAX_LENGTH,
+} as const;
+
+const timeOfDay = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const;
+
+export const capabilitySpecSchema = {
+  type: 'object',
+  required: ['name', 'riskLevel'],
+  additionalProperties: false,
+  properties: {
+    name: { ...capabilityName, description: 'Dotted capability name, <area>.<operation>.' },
+    description: { type: 'string', maxLength: 1024 },
+    riskLevel: { type: 'string', enum: [...RISK_LEVELS] },
+    parameterSchema: {
+      type: 'object',
+      description: 'JSON Schema of the action parameters.',
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
+  },
+} as const;
+
+export const policyRuleSchema = {
+  type: 'object',
+  required: ['capability', 'outcome'],
+  additionalProperties: false,
+  properties: {
+    capability: capabilityName,
+    condition: { type: 'string', maxLength: 4096, description: 'CEL expression; absent means always.' },
+    outcome: { type: 'string', enum: [...OUTCOMES] },
+    priority: { type: 'integer', minimum: -1000000, maximum: 1000000, default: 0 },
+  },
+} as const;
+
+export const policySpecSchema = {
+  type: 'object',
+  required: ['rules'],
+  additionalProperties: false,
+  properties: {
+    description: { type: 'string', maxLength: 1024 },
+    enabled: { type: 'boolean', default: true },
+    rules: { type: 'array', maxItems: 256, items: policyRuleSchema },
+  },
+} as const;
+
+export const grantConstraintsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    timeWindow: {
+      type: 'object',
+      required: ['start', 'end', 'timezone'],
+      additionalProperties: false,
+      properties: {
+        start: timeOfDay,
+        end: timeOfDay,
+        timezone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA time zone name.' },
+      },
+    },
+    rateLimit: {
+      type: 'object',
+      required: ['maxRequests', 'windowSeconds'],
+      additionalProperties: false,
+      properties: {
+        maxRequests: { type: 'integer', minimum: 1, maximum: 1000000000 },
+        windowSeconds: { type: 'integer', minimum: 1, maximum: 31622400 },
+      },
+    },
+  },
+} as const;
+
+export const actorGrantSpecSchema = {
+  type: 'object',
+  required: ['actor', 'grants'],
+  additionalProperties: false,
+  properties: {
+    actor: {
+      type: 'object',
+      required: ['id'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 256 },
+        type: { type: 'string', enum: [...ACTOR_TYPES] },
+      },
+    },
+    grants: {
+      type: 'array',
+      maxItems: 1024,
+      items: {
+        type: 'object',
+        required: ['capability'],
+        additionalProperties: false,
+        properties: { capability: capabilityName, constraints: grantConstraintsSchema },
+      },
+    },
+  },
+} as const;
+
+export const SPEC_SCHEMAS = {
+  Capability: capabilitySpecSchema,
+  Policy: policySpecSchema,
+  ActorGrant: actorGrantSpecSchema,
+} as const;
