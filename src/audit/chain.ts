@@ -5,6 +5,13 @@ import type { AuditEntry } from './audit-log.js';
 // The package is CommonJS with ESM-style typings: at run time the default import is the function itself.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
+/** RFC 8785 canonical JSON of a value. */
+export function canonicalJson(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value is not serialisable as JSON');
+  return text;
+}
+
 /** previous_hash of the first entry (semantics.md, "Audit log"). */
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -14,8 +21,7 @@ export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
  */
 export function hashEntry(entry: Omit<AuditEntry, 'hash'> & { hash?: string }): string {
   const { hash: _ignored, ...content } = entry;
-  const canonical = canonicalize(content);
-  if (canonical === undefined) throw new TypeError('audit entry is not serialisable');
+  const canonical = canonicalJson(content);
   return `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
 }
 
