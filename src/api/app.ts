@@ -1,0 +1,29 @@
+import express, { type Express } from 'express';
+import type { ApiDependencies } from './dependencies.js';
+import { errorHandler, notFoundHandler } from './error-handler.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { requestContext } from './request-context.js';
+import { auditRoutes } from './routes/audit.js';
+import { configurationRoutes } from './routes/configuration.js';
+import { governanceRoutes } from './routes/governance.js';
+import { healthRoutes } from './routes/health.js';
+
+/** The HTTP API, built only from injected dependencies. */
+export function createApp(deps: ApiDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(deps.logger));
+  app.use(healthRoutes(deps));
+  const openapi = buildOpenApiDocument(deps.version);
+  app.get('/api/v1/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  app.use('/api/v1', governanceRoutes(deps));
+  app.use('/api/v1', configurationRoutes(deps));
+  app.use('/api/v1', auditRoutes(deps));
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

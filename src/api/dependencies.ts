@@ -1,0 +1,27 @@
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { KeyRateLimiter } from '../auth/index.js';
+import type { ConfigWriter } from '../governance/config-writer.js';
+import type { DecisionService } from '../governance/decision-service.js';
+import type { IndexSnapshot } from '../index/index.js';
+import type { Authenticator } from './authenticate.js';
+
+/** A readiness check: a name and whether it holds now, with a reason when it does not. */
+export interface ReadinessCheck {
+  name: string;
+  check(): { ready: boolean; message?: string };
+}
+
+/** Everything the HTTP API needs, built in cli/ and injected. */
+export interface ApiDependencies {
+  logger: Logger;
+  index: { current(): IndexSnapshot };
+  audit: AuditLog;
+  decisions: DecisionService;
+  config: ConfigWriter;
+  authenticator: Authenticator;
+  keyLimiter: KeyRateLimiter;
+  readiness: ReadinessCheck[];
+  clock: () => Date;
+  version: string;
+}

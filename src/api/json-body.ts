@@ -1,0 +1,48 @@
+import express, { type RequestHandler } from 'express';
+import { ArbiterError } from '../model/index.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_DEPTH = 32;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
+
+/**
+ * JSON bodies only: 415 for another media type, 413 past 1 MiB, 400 for bad JSON,
+ * nesting deeper than MAX_DEPTH, or prototype-pollution keys.
+ */
+export const jsonBody: RequestHandler = (req, res, next) => {
+  if (!req.is('application/json') && !req.is('application/*+json')) {
+    const type = req.get('content-type');
+    next(
+      new ArbiterError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `expected Content-Type application/json, got ${type ?? 'none'}`,
+      ),
+    );
+    return;
+  }
+  parseJson(req, res, (err?: unknown) => {
+    if (err) {
+      next(err);
+      return;
+    }
+    const problem = inspect(req.body as unknown);
+    next(problem ? new ArbiterError('INVALID_REQUEST', problem) : undefined);
+  });
+};
+
+/** Iterative walk, so hostile nesting cannot overflow the stack. */
+function inspect(root: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 1 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_DEPTH) return `request body nests deeper than ${MAX_DEPTH} levels`;
+    for (const key of Object.keys(value)) {
+      if (FORBIDDEN_KEYS.has(key)) return `request body contains the forbidden key "${key}"`;
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 });
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,253 @@
+import {
+  auditQuerySchema,
+  capabilityBodySchema,
+  decisionQuerySchema,
+  eventsQuerySchema,
+  executionBodySchema,
+  grantBodySchema,
+  listQuerySchema,
+  policyCreateSchema,
+  policyUpdateSchema,
+  proposalSchema,
+  reviewBodySchema,
+} from './request-schemas.js';
+import {
+  auditEntrySchema,
+  capabilitySchema,
+  decisionRecordSchema,
+  decisionSchema,
+  errorSchema,
+  grantSchema,
+  listSchema,
+  policySchema,
+  trailSchema,
+} from './response-schemas.js';
+
+type Schema = Record<string, unknown>;
+
+interface Operation {
+  summary: string;
+  scope?: string;
+  body?: Schema;
+  query?: Schema;
+  params?: string[];
+  ok: { status: number; schema: Schema; type?: string };
+}
+
+/** Query parameters from the same schema ajv validates the query with. */
+function queryParameters(schema: Schema | undefined) {
+  const properties = (schema?.properties ?? {}) as Record<string, Schema>;
+  return Object.entries(properties).map(([name, s]) => ({ name, in: 'query', required: false, schema: s }));
+}
+
+function operation(op: Operation) {
+  const errors = Object.fromEntries(
+    ['400', '401', '403', '404', '409', '413', '415', '429', '500', '503'].map((code) => [
+      code,
+      {
+        description: 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    ]),
+  );
+  return {
+    summary: op.summary,
+    ...(op.scope
+      ? { security: [{ bearer: [] }], description: `Requires scope \`${op.scope}\` (or admin).` }
+      : {}),
+    parameters: [
+      ...(op.params ?? []).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...queryParameters(op.query),
+    ],
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } }
+      : {}),
+    responses: {
+      [String(op.ok.status)]: {
+        description: 'Success',
+        content: { [op.ok.type ?? 'application/json']: { schema: op.ok.schema } },
+      },
+      ...errors,
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the whole API, from the schemas the server validates with. */
+export function buildOpenApiDocument(version: string) {
+  const ok = (schema: Schema, status = 200) => ({ status, schema });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Arbiter governance API',
+      version,
+      description: 'Decisions, configuration and the hash-chained audit log.',
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { Error: errorSchema, Decision: decisionSchema, AuditEntry: auditEntrySchema },
+    },
+    paths: {
+      '/healthz': { get: operation({ summary: 'Liveness', ok: ok({ type: 'object' }) }) },
+      '/readyz': {
+        get: operation({ summary: 'Readiness with the failing checks', ok: ok({ type: 'object' }) }),
+      },
+      '/api/v1/governance/propose': {
+        post: operation({
+          summary: 'Propose an action and get a decision',
+          scope: 'governance:propose',
+          body: proposalSchema,
+          ok: ok(decisionSchema),
+        }),
+      },
+      '/api/v1/governance/decisions': {
+        get: operation({
+          summary: 'List decisions, newest first',
+          scope: 'governance:read',
+          query: decisionQuerySchema,
+          ok: ok(listSchema('decisions', decisionRecordSchema)),
+        }),
+      },
+      '/api/v1/governance/decisions/{id}': {
+        get: operation({
+          summary: 'One decision with its audit information',
+          scope: 'governance:read',
+          params: ['id'],
+          ok: ok(decisionRecordSchema),
+        }),
+      },
+      '/api/v1/governance/decisions/{id}/approve': {
+        post: operation({
+          summary: 'Approve a pending decision',
+          scope: 'governance:review',
+          params: ['id'],
+          body: reviewBodySchema,
+          ok: ok(decisionRecordSchema),
+        }),
+      },
+      '/api/v1/governance/decisions/{id}/deny': {
+        post: operation({
+          summary: 'Deny a pending decision',
+          scope: 'governance:review',
+          params: ['id'],
+          body: reviewBodySchema,
+          ok: ok(decisionRecordSchema),
+        }),
+      },
+      '/api/v1/governance/decisions/{id}/execution': {
+        post: operation({
+          summary: 'Report the execution of an allowed action',
+          scope: 'governance:propose',
+          params: ['id'],
+          body: executionBodySchema,
+          ok: ok(decisionRecordSchema, 201),
+        }),
+      },
+      '/api/v1/capabilities': {
+        get: operation({
+          summary: 'List capabilities',
+          scope: 'governance:read',
+          query: listQuerySchema,
+          ok: ok(listSchema('capabilities', capabilitySchema)),
+        }),
+        post: operation({
+          summary: 'Register a capability',
+          scope: 'capabilities:manage',
+          body: capabilityBodySchema,
+          ok: ok(capabilitySchema, 201),
+        }),
+      },
+      '/api/v1/policies': {
+        get: operation({
+          summary: 'List policies',
+          scope: 'governance:read',
+          query: listQuerySchema,
+          ok: ok(listSchema('policies', policySchema)),
+        }),
+        post: operation({
+          summary: 'Create a policy',
+          scope: 'policies:manage',
+          body: policyCreateSchema,
+          ok: ok(policySchema, 201),
+        }),
+      },
+      '/api/v1/policies/{id}': {
+        get: operation({
+          summary: 'One policy',
+          scope: 'governance:read',
+          params: ['id'],
+          ok: ok(policySchema),
+        }),
+        put: operation({
+          summary: 'Replace a policy',
+          scope: 'policies:manage',
+          params: ['id'],
+          body: policyUpdateSchema,
+          ok: ok(policySchema),
+        }),
+      },
+      '/api/v1/actors/{id}/grants': {
+        get: operation({
+          summary: "An actor's grants",
+          scope: 'governance:read',
+          params: ['id'],
+          query: listQuerySchema,
+          ok: ok(listSchema('grants', grantSchema)),
+        }),
+        post: operation({
+          summary: 'Grant a capability',
+          scope: 'grants:manage',
+          params: ['id'],
+          body: grantBodySchema,
+          ok: ok(grantSchema, 201),
+        }),
+      },
+      '/api/v1/actors/{id}/grants/{capability}': {
+        delete: operation({
+          summary: 'Revoke a capability',
+          scope: 'grants:manage',
+          params: ['id', 'capability'],
+          ok: ok({ type: 'object' }),
+        }),
+      },
+      '/api/v1/audit/events': {
+        get: operation({
+          summary: 'Recent events, newest first; SSE live feed with Accept: text/event-stream',
+          scope: 'audit:read',
+          query: eventsQuerySchema,
+          ok: ok(listSchema('events', auditEntrySchema)),
+        }),
+      },
+      '/api/v1/audit/log': {
+        get: operation({
+          summary: 'Query the audit log',
+          scope: 'audit:read',
+          query: auditQuerySchema,
+          ok: ok(listSchema('entries', auditEntrySchema)),
+        }),
+      },
+      '/api/v1/audit/log/{decision_id}': {
+        get: operation({
+          summary: 'The audit trail of one decision',
+          scope: 'audit:read',
+          params: ['decision_id'],
+          ok: ok(trailSchema),
+        }),
+      },
+      '/api/v1/audit/export': {
+        get: operation({
+          summary: 'Bulk export as JSON Lines, oldest first',
+          scope: 'audit:read',
+          query: auditQuerySchema,
+          ok: { status: 200, schema: auditEntrySchema, type: 'application/x-ndjson' },
+        }),
+      },
+      '/api/v1/audit/verify': {
+        get: operation({
+          summary: 'Verify the whole chain against the checkpoints',
+          scope: 'audit:read',
+          ok: ok({ type: 'object' }),
+        }),
+      },
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import { EVENT_TYPES, OUTCOMES, RISK_LEVELS } from '../model/index.js';
+
+/** Response shapes of the API (service-interface.md section 2), for the OpenAPI document. */
+const nullableString = { type: ['string', 'null'] } as const;
+const isoTime = { type: 'string', format: 'date-time' } as const;
+
+export const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: {},
+        request_id: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+export const decisionSchema = {
+  type: 'object',
+  required: ['decision_id', 'outcome', 'reason', 'risk_score', 'constraints', 'timestamp', 'audit_ref'],
+  properties: {
+    decision_id: { type: 'string' },
+    outcome: { type: 'string', enum: [...OUTCOMES] },
+    reason: { type: 'string' },
+    risk_score: { type: 'number', minimum: 0, maximum: 1 },
+    constraints: { type: 'object' },
+    timestamp: isoTime,
+    audit_ref: { type: 'string' },
+  },
+} as const;
+
+export const decisionRecordSchema = {
+  ...decisionSchema,
+  properties: {
+    ...decisionSchema.properties,
+    audit: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['not_required', 'pending', 'approved', 'denied', 'expired'] },
+        expires_at: nullableString,
+        reviews: { type: 'array', items: { type: 'object' } },
+        execution: { type: ['object', 'null'] },
+        hash: { type: 'string' },
+        seq: { type: 'integer' },
+      },
+    },
+    confirmation_token: {
+      type: 'string',
+      description: 'Returned once, when a REQUIRE_CONFIRMATION decision is approved.',
+    },
+  },
+} as const;
+
+export const capabilitySchema = {
+  type: 'object',
+  required: ['id', 'name', 'risk_level', 'parameter_schema'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    risk_level: { type: 'string', enum: [...RISK_LEVELS] },
+    parameter_schema: { type: 'object' },
+    created_at: nullableString,
+  },
+} as const;
+
+const statusSchema = {
+  type: ['object', 'null'],
+  properties: { ready: { type: 'boolean' }, reason: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
+export const policySchema = {
+  type: 'object',
+  required: ['id', 'name', 'rules', 'enabled'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    rules: { type: 'array', items: { type: 'object' } },
+    enabled: { type: 'boolean' },
+    created_at: nullableString,
+    generation: { type: ['integer', 'null'] },
+    status: statusSchema,
+  },
+} as const;
+
+export const grantSchema = {
+  type: 'object',
+  required: ['actor_id', 'capability', 'constraints'],
+  properties: {
+    actor_id: { type: 'string' },
+    capability: { type: 'string' },
+    constraints: { type: 'object' },
+    source: { type: 'string' },
+  },
+} as const;
+
+export const auditEntrySchema = {
+  type: 'object',
+  required: ['id', 'seq', 'event_type', 'timestamp', 'hash', 'previous_hash'],
+  properties: {
+    id: { type: 'string' },
+    seq: { type: 'integer', minimum: 1 },
+    event_type: { type: 'string', enum: [...EVENT_TYPES] },
+    timestamp: isoTime,
+    actor_id: nullableString,
+    capability: nullableString,
+    outcome: { type: ['string', 'null'], enum: [...OUTCOMES, null] },
+    risk_score: { type: ['number', 'null'] },
+    decision_id: nullableString,
+    policies_evaluated: { type: 'array', items: { type: 'string' } },
+    policy_matched: nullableString,
+    data: { type: 'object' },
+    hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+    previous_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+  },
+} as const;
+
+export const trailSchema = {
+  type: 'object',
+  required: ['decision_id', 'request', 'evaluation', 'decision', 'integrity'],
+  properties: {
+    decision_id: { type: 'string' },
+    request: { type: 'object' },
+    evaluation: {
+      type: 'object',
+      properties: {
+        capability_check: { type: 'string' },
+        authority_check: { type: 'string' },
+        risk_score: { type: 'number' },
+        risk_threshold: { type: 'number' },
+        policies_evaluated: { type: 'array', items: { type: 'string' } },
+        policy_matched: nullableString,
+      },
+    },
+    decision: { type: 'object' },
+    review: { type: 'object' },
+    execution: { type: ['object', 'null'] },
+    integrity: {
+      type: 'object',
+      properties: {
+        hash: { type: 'string' },
+        previous_hash: { type: 'string' },
+        chain_verified: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+export function listSchema(plural: string, item: object) {
+  return {
+    type: 'object',
+    required: [plural, 'total', 'cursor'],
+    properties: {
+      [plural]: { type: 'array', items: item },
+      total: { type: 'integer' },
+      cursor: nullableString,
+    },
+  };
+}

@@ -1,0 +1,220 @@
+import { Router, type Response } from 'express';
+import type { AuditEntry, AuditQuery } from '../../audit/audit-log.js';
+import type { DecisionRecord } from '../../governance/decision-record.js';
+import type { EventType, Outcome } from '../../model/index.js';
+import type { ApiDependencies } from '../dependencies.js';
+import { makeGuard, stringQuery } from '../handler.js';
+import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
+import { auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
+import { compileValidator } from '../validation.js';
+
+type AuditQueryParams = Partial<
+  Record<
+    | 'actor_id'
+    | 'capability'
+    | 'outcome'
+    | 'decision_id'
+    | 'since'
+    | 'until'
+    | 'event_type'
+    | 'order'
+    | 'limit'
+    | 'cursor',
+    string
+  >
+>;
+
+const validateAuditQuery = compileValidator<AuditQueryParams>(auditQuerySchema, 'query');
+const validateEventsQuery = compileValidator<{ event_type?: string; limit?: string; cursor?: string }>(
+  eventsQuerySchema,
+  'query',
+);
+const validateExportQuery = compileValidator<AuditQueryParams>(
+  {
+    ...auditQuerySchema,
+    properties: { ...auditQuerySchema.properties, limit: { not: {} }, cursor: { not: {} } },
+  },
+  'query',
+);
+
+/** service-interface.md 2.6, plus seq so a reader can re-verify the chain. */
+export function entryView(entry: AuditEntry) {
+  return {
+    id: entry.id,
+    seq: entry.seq,
+    event_type: entry.event_type,
+    timestamp: entry.timestamp,
+    actor_id: entry.actor_id,
+    capability: entry.capability,
+    outcome: entry.outcome,
+    risk_score: entry.risk_score,
+    decision_id: entry.decision_id,
+    policies_evaluated: entry.policies_evaluated,
+    policy_matched: entry.policy_matched,
+    data: entry.data,
+    hash: entry.hash,
+    previous_hash: entry.previous_hash,
+  };
+}
+
+function filtersOf(query: AuditQueryParams): Omit<AuditQuery, 'limit' | 'order'> {
+  return {
+    ...(query.actor_id ? { actor_id: query.actor_id } : {}),
+    ...(query.capability ? { capability: query.capability } : {}),
+    ...(query.outcome ? { outcome: query.outcome as Outcome } : {}),
+    ...(query.decision_id ? { decision_id: query.decision_id } : {}),
+    ...(query.event_type ? { event_type: query.event_type as EventType } : {}),
+    ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
+    ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
+  };
+}
+
+/** service-interface.md 2.7. */
+async function trailView(record: DecisionRecord, chainVerified: boolean) {
+  const { evaluation } = record.data;
+  return {
+    decision_id: record.decision.decision_id,
+    request: record.data.request,
+    evaluation: {
+      capability_check: evaluation.capability_check,
+      authority_check: evaluation.authority_check,
+      risk_score: evaluation.risk_score,
+      risk_threshold: evaluation.risk_threshold,
+      policies_evaluated: evaluation.policies_evaluated,
+      policy_matched: evaluation.policy_matched,
+      rule_matched: evaluation.rule_matched,
+      rules: evaluation.rules,
+      risk_override: evaluation.risk_override,
+    },
+    decision: {
+      outcome: record.decision.outcome,
+      reason: record.decision.reason,
+      constraints: record.decision.constraints,
+      timestamp: record.decision.timestamp,
+    },
+    review: {
+      status: record.status,
+      expires_at: record.data.expires_at ?? null,
+      reviews: record.reviews.map((r) => ({
+        action: r.data.action,
+        reviewer: r.data.reviewer,
+        comment: r.data.comment ?? null,
+        timestamp: r.entry.timestamp,
+      })),
+    },
+    execution: record.execution
+      ? {
+          status: record.execution.data.status,
+          result_summary: record.execution.data.result_summary,
+          duration_ms: record.execution.data.duration_ms,
+          completed_at: record.execution.data.completed_at,
+        }
+      : null,
+    integrity: {
+      audit_ref: record.entry.id,
+      seq: record.entry.seq,
+      hash: record.entry.hash,
+      previous_hash: record.entry.previous_hash,
+      chain_verified: chainVerified,
+    },
+  };
+}
+
+function writeSse(res: Response, entry: AuditEntry): void {
+  res.write(`id: ${entry.seq}\nevent: ${entry.event_type}\ndata: ${JSON.stringify(entryView(entry))}\n\n`);
+}
+
+export function auditRoutes(deps: ApiDependencies): Router {
+  const router = Router();
+  const guard = makeGuard(deps);
+
+  router.get('/audit/events', guard('audit:read'), async (req, res) => {
+    const query = validateEventsQuery(stringQuery(req));
+    const eventType = query.event_type as EventType | undefined;
+    if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache',
+        Connection: 'keep-alive',
+      });
+      res.write(': connected\n\n');
+      const unsubscribe = deps.audit.subscribe((entry) => {
+        if (!eventType || entry.event_type === eventType) writeSse(res, entry);
+      });
+      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+      req.on('close', () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+      });
+      return;
+    }
+    const limit = parseLimit(query.limit);
+    const scope = JSON.stringify(['events', eventType]);
+    const after = decodeCursor<number>(query.cursor, scope, 'number');
+    const page = await deps.audit.query({
+      ...(eventType ? { event_type: eventType } : {}),
+      order: 'desc',
+      limit,
+      ...(after === undefined ? {} : { after }),
+    });
+    res.json({
+      events: page.entries.map(entryView),
+      total: page.total,
+      cursor: page.next === null ? null : encodeCursor(page.next, scope),
+    });
+  });
+
+  router.get('/audit/log', guard('audit:read'), async (req, res) => {
+    const query = validateAuditQuery(stringQuery(req));
+    const limit = parseLimit(query.limit);
+    const filters = filtersOf(query);
+    const order = query.order === 'desc' ? 'desc' : 'asc';
+    const scope = JSON.stringify(['log', order, filters]);
+    const after = decodeCursor<number>(query.cursor, scope, 'number');
+    const page = await deps.audit.query({
+      ...filters,
+      order,
+      limit,
+      ...(after === undefined ? {} : { after }),
+    });
+    res.json({
+      entries: page.entries.map(entryView),
+      total: page.total,
+      cursor: page.next === null ? null : encodeCursor(page.next, scope),
+    });
+  });
+
+  /** Bulk export: every matching entry as JSON Lines, streamed page by page, oldest first. */
+  router.get('/audit/export', guard('audit:read'), async (req, res) => {
+    const filters = filtersOf(validateExportQuery(stringQuery(req)));
+    res.writeHead(200, {
+      'Content-Type': 'application/x-ndjson',
+      'Content-Disposition': 'attachment; filename="arbiter-audit.jsonl"',
+    });
+    let after: number | undefined;
+    do {
+      const page = await deps.audit.query({
+        ...filters,
+        order: 'asc',
+        limit: 1000,
+        ...(after === undefined ? {} : { after }),
+      });
+      const chunk = page.entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+      after = page.next ?? undefined;
+    } while (after !== undefined && !res.destroyed);
+    res.end();
+  });
+
+  router.get('/audit/verify', guard('audit:read'), async (_req, res) => {
+    const report = await deps.audit.verify();
+    res.json(report);
+  });
+
+  router.get('/audit/log/:decision_id', guard('audit:read'), async (req, res) => {
+    const record = await deps.decisions.get(String(req.params.decision_id));
+    res.json(await trailView(record, await deps.audit.isVerified(record.entry.seq)));
+  });
+
+  return router;
+}

@@ -1,0 +1,33 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ArbiterError } from '../model/index.js';
+
+// ajv-formats is CommonJS with ESM-style typings: at run time the default import is the plugin itself.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+
+function describe(errors: ErrorObject[] | null | undefined): Array<{ field: string; message: string }> {
+  return (errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? `/${String(e.params.missingProperty)}` : '';
+    const extra = e.keyword === 'additionalProperties' ? `/${String(e.params.additionalProperty)}` : '';
+    const field = (e.instancePath + missing + extra).replace(/^\//, '').replaceAll('/', '.') || '(body)';
+    const message =
+      e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid');
+    return { field, message };
+  });
+}
+
+/** Compiles a schema once; the returned check throws INVALID_REQUEST naming every bad field. */
+export function compileValidator<T>(schema: object, what: string): (value: unknown) => T {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (value: unknown): T => {
+    if (validate(value)) return value as T;
+    const problems = describe(validate.errors);
+    const summary = problems
+      .slice(0, 5)
+      .map((p) => `${p.field} ${p.message}`)
+      .join('; ');
+    throw new ArbiterError('INVALID_REQUEST', `invalid ${what}: ${summary}`, { errors: problems });
+  };
+}

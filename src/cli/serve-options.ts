@@ -1,0 +1,114 @@
+import { parseArgs } from 'node:util';
+import { ArbiterError } from '../model/index.js';
+
+/** `arbiter serve` options; the only module besides main.ts that reads process.env. */
+export interface ServeOptions {
+  manifests: string | undefined;
+  apiKeys: string;
+  dataDir: string;
+  port: number;
+  host: string;
+  logLevel: string;
+  riskThreshold: number;
+  defaultOutcome: 'ALLOW' | 'DENY';
+  pendingTtlSeconds: number;
+  keyRateLimit: { requestsPerSecond: number; burst: number };
+  checkpointEvery: { entries: number; seconds: number };
+  shutdownGraceSeconds: number;
+}
+
+export const SERVE_HELP = `Usage: arbiter serve [options]
+
+Serves the Arbiter API (embedded mode: configuration from a manifests folder,
+audit log in the data directory).
+
+Options:
+  --manifests DIR          folder of Capability/Policy/ActorGrant YAML (watched)
+  --api-keys FILE          API keys file (required)
+  --data-dir DIR           audit log, checkpoints and API-written objects
+                           (default: ./.arbiter-data)
+  --port N                 port to listen on; 0 picks a free one (default: 8080)
+  --host ADDR              address to bind (default: 0.0.0.0)
+  --log-level LEVEL        trace|debug|info|warn|error (default: info)
+  --risk-threshold X       risk above this escalates (default: 0.8)
+  --default-outcome O      ALLOW or DENY when no rule matches (default: ALLOW)
+  --pending-ttl SECONDS    how long ESCALATE/REQUIRE_CONFIRMATION stay pending (default: 3600)
+  --key-rate-limit N       requests per second per API key (default: 200)
+  --key-burst N            burst per API key (default: 400)
+  --checkpoint-entries N   checkpoint the audit chain every N entries (default: 1000)
+  --checkpoint-seconds N   ... or every N seconds (default: 60)
+  --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
+  -h, --help               this help
+
+Environment: ARBITER_LOG_LEVEL sets the default of --log-level.
+`;
+
+function number(
+  raw: string | undefined,
+  name: string,
+  fallback: number,
+  check: (n: number) => boolean,
+): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || !check(value))
+    throw new ArbiterError('INVALID_REQUEST', `--${name}: ${raw} is not a valid value`);
+  return value;
+}
+
+export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      manifests: { type: 'string' },
+      'api-keys': { type: 'string' },
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'log-level': { type: 'string' },
+      'risk-threshold': { type: 'string' },
+      'default-outcome': { type: 'string' },
+      'pending-ttl': { type: 'string' },
+      'key-rate-limit': { type: 'string' },
+      'key-burst': { type: 'string' },
+      'checkpoint-entries': { type: 'string' },
+      'checkpoint-seconds': { type: 'string' },
+      'shutdown-grace': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  if (!values['api-keys'])
+    throw new ArbiterError('INVALID_REQUEST', '--api-keys FILE is required (see --help)');
+  const defaultOutcome = (values['default-outcome'] ?? 'ALLOW').toUpperCase();
+  if (defaultOutcome !== 'ALLOW' && defaultOutcome !== 'DENY') {
+    throw new ArbiterError('INVALID_REQUEST', '--default-outcome must be ALLOW or DENY');
+  }
+  const positive = (n: number) => n > 0;
+  return {
+    manifests: values.manifests,
+    apiKeys: values['api-keys'],
+    dataDir: values['data-dir'] ?? '.arbiter-data',
+    port: number(values.port, 'port', 8080, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
+    host: values.host ?? '0.0.0.0',
+    logLevel: values['log-level'] ?? env.ARBITER_LOG_LEVEL ?? 'info',
+    riskThreshold: number(values['risk-threshold'], 'risk-threshold', 0.8, (n) => n >= 0 && n <= 1),
+    defaultOutcome,
+    pendingTtlSeconds: number(values['pending-ttl'], 'pending-ttl', 3600, positive),
+    keyRateLimit: {
+      requestsPerSecond: number(values['key-rate-limit'], 'key-rate-limit', 200, positive),
+      burst: number(values['key-burst'], 'key-burst', 400, (n) => n >= 1),
+    },
+    checkpointEvery: {
+      entries: number(
+        values['checkpoint-entries'],
+        'checkpoint-entries',
+        1000,
+        (n) => Number.isInteger(n) && n >= 1,
+      ),
+      seconds: number(values['checkpoint-seconds'], 'checkpoint-seconds', 60, positive),
+    },
+    shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
+  };
+}

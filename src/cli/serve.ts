@@ -1,0 +1,142 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createApp } from '../api/app.js';
+import { openFileAuditLog } from '../audit/file/index.js';
+import { ApiKeyRegistry, KeyRateLimiter } from '../auth/index.js';
+import { DEFAULT_ENGINE_SETTINGS, MemoryRateLimiter } from '../engine/index.js';
+import { ConfigAuditor } from '../governance/config-auditor.js';
+import { DecisionService } from '../governance/decision-service.js';
+import { IndexStore } from '../index/index.js';
+import { ApiObjectFile } from '../sources/api-object-file.js';
+import { EmbeddedConfig } from '../sources/embedded-config.js';
+import { ManifestWatcher } from '../sources/manifest-watcher.js';
+import type { ServeOptions } from './serve-options.js';
+import { VERSION } from './version.js';
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  logger: Logger;
+  /** Drains requests, then flushes and closes the audit log. */
+  shutdown(reason: string): Promise<void>;
+}
+
+/** The composition root: the one place that builds clients and wires dependencies. */
+export async function startServer(options: ServeOptions, logger: Logger): Promise<RunningServer> {
+  const clock = () => new Date();
+  await mkdir(options.dataDir, { recursive: true });
+  const authenticator = await ApiKeyRegistry.load(options.apiKeys);
+  const audit = await openFileAuditLog({
+    dir: options.dataDir,
+    checkpointEvery: options.checkpointEvery,
+    retainCheckpoints: 100,
+    logger: logger.child({ component: 'audit' }),
+  });
+  const report = await audit.verify();
+  if (report.ok) logger.info({ entries: report.entries_checked, head: report.head }, 'audit chain verified');
+  else
+    logger.error(
+      { break: report.break },
+      'audit chain is BROKEN: the log was altered; see GET /api/v1/audit/verify',
+    );
+
+  const index = new IndexStore();
+  const auditor = new ConfigAuditor(audit, clock);
+  await auditor.restore();
+  const config = new EmbeddedConfig({
+    manifests: options.manifests
+      ? new ManifestWatcher(options.manifests, logger.child({ component: 'manifests' }))
+      : undefined,
+    apiObjects: ApiObjectFile.inDataDir(options.dataDir),
+    index,
+    auditor,
+    clock,
+    logger: logger.child({ component: 'config' }),
+  });
+  await config.start();
+
+  const decisions = new DecisionService({
+    index,
+    audit,
+    limiter: new MemoryRateLimiter(),
+    settings: {
+      ...DEFAULT_ENGINE_SETTINGS,
+      riskThreshold: options.riskThreshold,
+      defaultOutcome: options.defaultOutcome,
+    },
+    clock,
+    pendingTtlSeconds: options.pendingTtlSeconds,
+  });
+  let draining = false;
+  const app = createApp({
+    logger,
+    index,
+    audit,
+    decisions,
+    config,
+    authenticator,
+    keyLimiter: new KeyRateLimiter(options.keyRateLimit.requestsPerSecond, options.keyRateLimit.burst),
+    readiness: [
+      {
+        name: 'shutdown',
+        check: () => (draining ? { ready: false, message: 'shutting down' } : { ready: true }),
+      },
+      {
+        name: 'configuration',
+        check: () => ({ ready: true, message: `${config.problems.length} manifest problem(s)` }),
+      },
+    ],
+    clock,
+    version: VERSION,
+  });
+
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info(
+    { port, host: options.host, manifests: options.manifests, data_dir: options.dataDir },
+    `arbiter listening on port ${port}`,
+  );
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    closing ??= (async () => {
+      draining = true;
+      logger.info({ reason }, 'shutting down: draining requests');
+      server.closeIdleConnections();
+      const forced = setTimeout(() => server.closeAllConnections(), options.shutdownGraceSeconds * 1000);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(forced);
+      await config.close();
+      await audit.close();
+      logger.info('shutdown complete: audit log flushed');
+    })();
+    return closing;
+  };
+  return { server, port, logger, shutdown };
+}
+
+export async function serve(options: ServeOptions): Promise<void> {
+  const logger = pino({
+    level: options.logLevel,
+    base: { service: 'arbiter' },
+    redact: ['req.headers.authorization'],
+  });
+  const running = await startServer(options, logger);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      running.shutdown(signal).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,78 @@
+import type { AuditLog } from '../audit/audit-log.js';
+import { objectKey, type ConfigObject, type EventType } from '../model/index.js';
+import { configChanges, type ConfigChangeData } from './config-changes.js';
+
+const CONFIG_EVENT_TYPES: readonly EventType[] = [
+  'capability.registered',
+  'capability.deleted',
+  'policy.created',
+  'policy.updated',
+  'policy.deleted',
+  'actor.grant.created',
+  'actor.grant.revoked',
+];
+
+/**
+ * Records configuration changes in the audit log, once each: it remembers the last
+ * audited state of every object, rebuilt at start by replaying the log's configuration
+ * events, so a restart does not record unchanged objects again.
+ */
+export class ConfigAuditor {
+  private audited = new Map<string, ConfigObject>();
+
+  constructor(
+    private readonly audit: AuditLog,
+    private readonly clock: () => Date,
+  ) {}
+
+  async restore(): Promise<void> {
+    const events = [];
+    for (const eventType of CONFIG_EVENT_TYPES) {
+      let after: number | undefined;
+      do {
+        const page = await this.audit.query({
+          event_type: eventType,
+          order: 'asc',
+          limit: 200,
+          ...(after === undefined ? {} : { after }),
+        });
+        events.push(...page.entries);
+        after = page.next ?? undefined;
+      } while (after !== undefined);
+    }
+    events.sort((a, b) => a.seq - b.seq);
+    const state = new Map<string, ConfigObject>();
+    for (const entry of events) {
+      const data = entry.data as unknown as ConfigChangeData;
+      const key = `${data.kind}/${data.name}`;
+      if (data.object) state.set(key, data.object);
+      else state.delete(key);
+    }
+    this.audited = state;
+  }
+
+  /**
+   * Appends the events that lead from the audited state to `objects`; the state moves
+   * only once all of them are stored. Rejects (fail-closed) when the log is unavailable.
+   */
+  async record(objects: readonly ConfigObject[], fallbackCaller: string): Promise<number> {
+    const changes = configChanges([...this.audited.values()], objects, fallbackCaller);
+    const timestamp = this.clock().toISOString();
+    for (const change of changes) {
+      await this.audit.append({
+        event_type: change.event_type,
+        timestamp,
+        actor_id: change.actor_id,
+        capability: change.capability,
+        outcome: null,
+        risk_score: null,
+        decision_id: null,
+        policies_evaluated: [],
+        policy_matched: null,
+        data: { ...change.data },
+      });
+    }
+    this.audited = new Map(objects.map((o) => [objectKey(o), o]));
+    return changes.length;
+  }
+}

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../audit/chain.js';
+import {
+  objectKey,
+  type ActorGrantObject,
+  type ConfigObject,
+  type EventType,
+  type GrantSpec,
+} from '../model/index.js';
+import { CHANGED_BY_ANNOTATION } from './config-writer.js';
+
+/** One audit event a configuration change calls for. */
+export interface ConfigChange {
+  event_type: EventType;
+  /** The grantee for grant events, otherwise the caller who made the change. */
+  actor_id: string | null;
+  capability: string | null;
+  data: ConfigChangeData;
+}
+
+export interface ConfigChangeData {
+  kind: ConfigObject['kind'];
+  name: string;
+  uid: string | null;
+  generation: number | null;
+  change: 'created' | 'updated' | 'deleted';
+  changed_by: string;
+  /** The object after the change; null when it was deleted. Replaying these rebuilds the audited state. */
+  object: ConfigObject | null;
+  /** For grant events: the grant concerned. */
+  grant?: GrantSpec;
+}
+
+/** Identity of an object's content: uid and generation where Kubernetes gives them, else its spec. */
+export function fingerprintOf(object: ConfigObject): string {
+  const { uid, generation } = object.metadata;
+  if (uid && generation !== undefined) return `${uid}/${generation}`;
+  return createHash('sha256').update(canonicalJson(object.spec), 'utf8').digest('hex');
+}
+
+function changedBy(object: ConfigObject, fallback: string): string {
+  return object.metadata.annotations?.[CHANGED_BY_ANNOTATION] ?? fallback;
+}
+
+/**
+ * The audit events between two sets of objects, in a stable order. Pure: the embedded
+ * store and the Kubernetes leader both call it.
+ */
+export function configChanges(
+  before: readonly ConfigObject[],
+  after: readonly ConfigObject[],
+  fallbackCaller: string,
+): ConfigChange[] {
+  const old = new Map(before.map((o) => [objectKey(o), o]));
+  const next = new Map(after.map((o) => [objectKey(o), o]));
+  const changes: ConfigChange[] = [];
+  for (const [key, object] of [...next].sort(([a], [b]) => a.localeCompare(b))) {
+    const previous = old.get(key);
+    if (previous && fingerprintOf(previous) === fingerprintOf(object)) continue;
+    changes.push(...changesOf(previous, object, changedBy(object, fallbackCaller)));
+  }
+  for (const [key, object] of [...old].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!next.has(key)) changes.push(...changesOf(object, undefined, fallbackCaller));
+  }
+  return changes;
+}
+
+function changesOf(
+  previous: ConfigObject | undefined,
+  object: ConfigObject | undefined,
+  caller: string,
+): ConfigChange[] {
+  const subject = (object ?? previous)!;
+  const change = !previous ? 'created' : object ? 'updated' : 'deleted';
+  const data: ConfigChangeData = {
+    kind: subject.kind,
+    name: subject.metadata.name,
+    uid: subject.metadata.uid ?? null,
+    generation: subject.metadata.generation ?? null,
+    change,
+    changed_by: caller,
+    object: object ?? null,
+  };
+  switch (subject.kind) {
+    case 'Capability': {
+      const eventType = object ? 'capability.registered' : 'capability.deleted';
+      return [{ event_type: eventType, actor_id: caller, capability: subject.spec.name, data }];
+    }
+    case 'Policy': {
+      const eventType =
+        change === 'created' ? 'policy.created' : change === 'updated' ? 'policy.updated' : 'policy.deleted';
+      return [{ event_type: eventType, actor_id: caller, capability: null, data }];
+    }
+    case 'ActorGrant':
+      return grantChanges(
+        previous as ActorGrantObject | undefined,
+        object as ActorGrantObject | undefined,
+        data,
+      );
+  }
+}
+
+/** Grant events are per granted capability: a changed constraint is a new grant of it. */
+function grantChanges(
+  previous: ActorGrantObject | undefined,
+  object: ActorGrantObject | undefined,
+  data: ConfigChangeData,
+): ConfigChange[] {
+  const grantsOf = (o: ActorGrantObject | undefined) =>
+    new Map((o?.spec.grants ?? []).map((g) => [g.capability, g]));
+  const before = grantsOf(previous);
+  const after = grantsOf(object);
+  const actorIds = { before: previous?.spec.actor.id, after: object?.spec.actor.id };
+  const changes: ConfigChange[] = [];
+  for (const [capability, grant] of after) {
+    const old = before.get(capability);
+    const same = old && actorIds.before === actorIds.after && canonicalJson(old) === canonicalJson(grant);
+    if (!same)
+      changes.push({
+        event_type: 'actor.grant.created',
+        actor_id: actorIds.after ?? null,
+        capability,
+        data: { ...data, grant },
+      });
+  }
+  for (const [capability, grant] of before) {
+    const kept = after.has(capability) && actorIds.before === actorIds.after;
+    if (!kept)
+      changes.push({
+        event_type: 'actor.grant.revoked',
+        actor_id: actorIds.before ?? null,
+        capability,
+        data: { ...data, grant },
+      });
+  }
+  return changes;
+}

@@ -1,0 +1,36 @@
+import type {
+  ActorGrantObject,
+  ActorType,
+  CapabilityObject,
+  CapabilitySpec,
+  GrantSpec,
+  ObjectStatus,
+  PolicyObject,
+  PolicySpec,
+} from '../model/index.js';
+
+/** Annotation recording who last changed an object through the API. */
+export const CHANGED_BY_ANNOTATION = 'governance.arbiter.dev/changed-by';
+
+export interface Written<T> {
+  object: T;
+  status: ObjectStatus | undefined;
+  created: boolean;
+}
+
+/**
+ * Configuration writes of the API. The embedded store and the Kubernetes one implement
+ * it; each answers only once the change is in this process's index (read-your-writes).
+ */
+export interface ConfigWriter {
+  registerCapability(spec: CapabilitySpec, caller: string): Promise<Written<CapabilityObject>>;
+  createPolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>>;
+  updatePolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>>;
+  grant(
+    actor: { id: string; type?: ActorType },
+    grant: GrantSpec,
+    caller: string,
+  ): Promise<Written<ActorGrantObject>>;
+  /** Removes the capability from every grant object of the actor; resolves to how many grants went. */
+  revoke(actorId: string, capability: string, caller: string): Promise<number>;
+}

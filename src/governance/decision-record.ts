@@ -1,0 +1,100 @@
+import type { AuditEntry } from '../audit/audit-log.js';
+import type { Decision, Evaluation, Outcome, Proposal } from '../model/index.js';
+
+/** What a governance.decision audit entry carries in `data`: enough to answer every read. */
+export interface DecisionData {
+  request: Proposal;
+  evaluation: Evaluation;
+  decision: { outcome: Outcome; reason: string; constraints: Record<string, unknown>; timestamp: string };
+  /** Who proposed (the API key's name), distinct from the actor it proposed for. */
+  principal: string;
+  /** Set when this decision consumed a confirmation token of an earlier decision. */
+  confirmation_of?: string;
+  /** ISO 8601; for ESCALATE and REQUIRE_CONFIRMATION, when a pending decision expires. */
+  expires_at?: string;
+}
+
+export type ReviewAction = 'approve' | 'deny' | 'expire' | 'confirmation_used';
+
+/** data of a governance.review audit entry. */
+export interface ReviewData {
+  action: ReviewAction;
+  reviewer: string;
+  comment?: string;
+  /** sha256 of the one-time confirmation token issued by approving a REQUIRE_CONFIRMATION. */
+  token_sha256?: string;
+  /** The decision that used the token (for confirmation_used). */
+  used_by?: string;
+}
+
+/** data of a governance.execution audit entry. */
+export interface ExecutionData {
+  status: 'completed' | 'failed';
+  result_summary: string | null;
+  duration_ms: number | null;
+  completed_at: string;
+  reporter: string;
+}
+
+export type ReviewStatus = 'not_required' | 'pending' | 'approved' | 'denied' | 'expired';
+
+/** A decision with everything the audit log knows about it. */
+export interface DecisionRecord {
+  decision: Decision;
+  data: DecisionData;
+  entry: AuditEntry;
+  reviews: Array<{ entry: AuditEntry; data: ReviewData }>;
+  execution: { entry: AuditEntry; data: ExecutionData } | null;
+  status: ReviewStatus;
+}
+
+export function toDecision(entry: AuditEntry): Decision {
+  const data = entry.data as unknown as DecisionData;
+  return {
+    decision_id: entry.decision_id ?? '',
+    outcome: data.decision.outcome,
+    reason: data.decision.reason,
+    risk_score: entry.risk_score ?? data.evaluation.risk_score,
+    constraints: data.decision.constraints,
+    timestamp: data.decision.timestamp,
+    audit_ref: entry.id,
+  };
+}
+
+const NEEDS_REVIEW: ReadonlySet<Outcome> = new Set(['ESCALATE', 'REQUIRE_CONFIRMATION']);
+
+/** Folds the entries of one decision (oldest first) into its record. */
+export function foldDecision(entries: readonly AuditEntry[], now: Date): DecisionRecord | undefined {
+  const entry = entries.find((e) => e.event_type === 'governance.decision');
+  if (!entry) return undefined;
+  const data = entry.data as unknown as DecisionData;
+  const reviews = entries
+    .filter((e) => e.event_type === 'governance.review')
+    .map((e) => ({ entry: e, data: e.data as unknown as ReviewData }));
+  const executionEntry = entries.find((e) => e.event_type === 'governance.execution');
+  return {
+    decision: toDecision(entry),
+    data,
+    entry,
+    reviews,
+    execution: executionEntry
+      ? { entry: executionEntry, data: executionEntry.data as unknown as ExecutionData }
+      : null,
+    status: statusOf(data, reviews, now),
+  };
+}
+
+function statusOf(data: DecisionData, reviews: DecisionRecord['reviews'], now: Date): ReviewStatus {
+  if (!NEEDS_REVIEW.has(data.decision.outcome)) return 'not_required';
+  const verdict = reviews.find(
+    (r) => r.data.action === 'approve' || r.data.action === 'deny' || r.data.action === 'expire',
+  );
+  if (verdict)
+    return verdict.data.action === 'approve'
+      ? 'approved'
+      : verdict.data.action === 'deny'
+        ? 'denied'
+        : 'expired';
+  if (data.expires_at && Date.parse(data.expires_at) <= now.getTime()) return 'expired';
+  return 'pending';
+}

@@ -1,0 +1,248 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import { canonicalJson } from '../audit/chain.js';
+import {
+  completeDecision,
+  evaluateProposal,
+  type EngineSettings,
+  type RateLimiter,
+} from '../engine/index.js';
+import type { IndexSnapshot } from '../index/index.js';
+import { ArbiterError, type Decision, type EngineDecision, type Proposal } from '../model/index.js';
+import {
+  foldDecision,
+  type DecisionData,
+  type DecisionRecord,
+  type ExecutionData,
+  type ReviewAction,
+  type ReviewData,
+} from './decision-record.js';
+
+export interface DecisionServiceDeps {
+  index: { current(): IndexSnapshot };
+  audit: AuditLog;
+  limiter: RateLimiter;
+  settings: EngineSettings;
+  clock: () => Date;
+  /** How long ESCALATE and REQUIRE_CONFIRMATION decisions stay pending. */
+  pendingTtlSeconds: number;
+  newId?: () => string;
+}
+
+export interface ReviewResult {
+  record: DecisionRecord;
+  /** One-time token, returned once, when a REQUIRE_CONFIRMATION decision is approved. */
+  confirmation_token?: string;
+}
+
+const TOKEN_PREFIX = 'ct_';
+
+/**
+ * The use cases of governance: propose, review, report execution. It composes the pure
+ * engine with the audit log; every decision is stored before it is returned (fail-closed).
+ */
+export class DecisionService {
+  private readonly newId: () => string;
+  /** Tokens being redeemed in this process, so two concurrent proposals cannot both use one. */
+  private readonly redeeming = new Set<string>();
+
+  constructor(private readonly deps: DecisionServiceDeps) {
+    this.newId = deps.newId ?? randomUUID;
+  }
+
+  async propose(proposal: Proposal, principal: string): Promise<Decision> {
+    const now = this.deps.clock();
+    const preliminary = evaluateProposal(this.deps.index.current(), proposal, now, this.deps.settings);
+    const admitted = preliminary.rateLimit
+      ? await this.deps.limiter.admit(preliminary.rateLimit, now.getTime())
+      : true;
+    let decided = completeDecision(preliminary, admitted);
+    const token = proposal.context?.confirmation_token;
+    if (token === undefined) return this.record(proposal, decided, principal, now);
+    if (this.redeeming.has(token))
+      throw new ArbiterError('CONFLICT', 'this confirmation token is being used by another request');
+    this.redeeming.add(token);
+    try {
+      const confirmed = await this.redeem(token, proposal, decided, principal, now);
+      decided = confirmed?.decided ?? decided;
+      return await this.record(proposal, decided, principal, now, confirmed?.of);
+    } finally {
+      this.redeeming.delete(token);
+    }
+  }
+
+  async get(decisionId: string): Promise<DecisionRecord> {
+    const entries = await this.deps.audit.byDecision(decisionId);
+    const record = foldDecision(entries, this.deps.clock());
+    if (!record) throw new ArbiterError('NOT_FOUND', `no decision ${decisionId}`);
+    return record;
+  }
+
+  async review(
+    decisionId: string,
+    action: 'approve' | 'deny',
+    reviewer: string,
+    comment?: string,
+  ): Promise<ReviewResult> {
+    const record = await this.get(decisionId);
+    if (record.status === 'not_required') {
+      throw new ArbiterError(
+        'CONFLICT',
+        `decision ${decisionId} is ${record.decision.outcome}; only ESCALATE and REQUIRE_CONFIRMATION are reviewed`,
+      );
+    }
+    if (record.status === 'expired' && !record.reviews.some((r) => r.data.action === 'expire')) {
+      await this.appendReview(record, { action: 'expire', reviewer: 'arbiter' });
+    }
+    if (record.status !== 'pending')
+      throw new ArbiterError('CONFLICT', `decision ${decisionId} is already ${record.status}`);
+    const issueToken = action === 'approve' && record.decision.outcome === 'REQUIRE_CONFIRMATION';
+    const token = issueToken
+      ? `${TOKEN_PREFIX}${decisionId}.${randomBytes(24).toString('base64url')}`
+      : undefined;
+    await this.appendReview(record, {
+      action,
+      reviewer,
+      ...(comment ? { comment } : {}),
+      ...(token ? { token_sha256: sha256(token) } : {}),
+    });
+    return { record: await this.get(decisionId), ...(token ? { confirmation_token: token } : {}) };
+  }
+
+  async reportExecution(
+    decisionId: string,
+    report: Omit<ExecutionData, 'completed_at' | 'reporter'>,
+    reporter: string,
+  ): Promise<DecisionRecord> {
+    const record = await this.get(decisionId);
+    const executable = record.decision.outcome === 'ALLOW' || record.status === 'approved';
+    if (!executable)
+      throw new ArbiterError('CONFLICT', `decision ${decisionId} was not allowed; nothing may be executed`);
+    if (record.execution)
+      throw new ArbiterError('CONFLICT', `execution of decision ${decisionId} was already reported`);
+    const now = this.deps.clock();
+    const data: ExecutionData = { ...report, completed_at: now.toISOString(), reporter };
+    await this.deps.audit.append({
+      ...this.linkedTo(record.entry),
+      event_type: 'governance.execution',
+      timestamp: now.toISOString(),
+      data: { ...data },
+    });
+    return this.get(decisionId);
+  }
+
+  private async record(
+    proposal: Proposal,
+    decided: EngineDecision,
+    principal: string,
+    now: Date,
+    confirmationOf?: string,
+  ): Promise<Decision> {
+    const decisionId = this.newId();
+    const timestamp = now.toISOString();
+    const needsReview = decided.outcome === 'ESCALATE' || decided.outcome === 'REQUIRE_CONFIRMATION';
+    const data: DecisionData = {
+      request: proposal,
+      evaluation: decided.evaluation,
+      decision: {
+        outcome: decided.outcome,
+        reason: decided.reason,
+        constraints: decided.constraints,
+        timestamp,
+      },
+      principal,
+      ...(confirmationOf ? { confirmation_of: confirmationOf } : {}),
+      ...(needsReview
+        ? { expires_at: new Date(now.getTime() + this.deps.pendingTtlSeconds * 1000).toISOString() }
+        : {}),
+    };
+    const entry = await this.deps.audit.append({
+      event_type: 'governance.decision',
+      timestamp,
+      actor_id: proposal.actor.id,
+      capability: proposal.action.capability,
+      outcome: decided.outcome,
+      risk_score: decided.risk_score,
+      decision_id: decisionId,
+      policies_evaluated: decided.evaluation.policies_evaluated,
+      policy_matched: decided.evaluation.policy_matched,
+      data: { ...data },
+    });
+    return {
+      decision_id: decisionId,
+      outcome: decided.outcome,
+      reason: decided.reason,
+      risk_score: decided.risk_score,
+      constraints: decided.constraints,
+      timestamp,
+      audit_ref: entry.id,
+    };
+  }
+
+  /**
+   * A confirmation token turns the REQUIRE_CONFIRMATION of the exact proposal it was issued
+   * for into ALLOW, once. It never lifts a DENY or an ESCALATE the configuration now demands.
+   */
+  private async redeem(
+    token: string,
+    proposal: Proposal,
+    decided: EngineDecision,
+    principal: string,
+    now: Date,
+  ) {
+    const decisionId = token.startsWith(TOKEN_PREFIX)
+      ? token.slice(TOKEN_PREFIX.length).split('.')[0]
+      : undefined;
+    const invalid = new ArbiterError(
+      'INVALID_REQUEST',
+      'context.confirmation_token is not valid for this proposal',
+    );
+    if (!decisionId) throw invalid;
+    const record = foldDecision(await this.deps.audit.byDecision(decisionId), now);
+    const approval = record?.reviews.find(
+      (r) => r.data.action === 'approve' && r.data.token_sha256 === sha256(token),
+    );
+    if (!record || !approval) throw invalid;
+    if (record.reviews.some((r) => r.data.action === 'confirmation_used')) {
+      throw new ArbiterError('CONFLICT', 'context.confirmation_token was already used');
+    }
+    if (fingerprint(record.data.request) !== fingerprint(proposal)) throw invalid;
+    if (decided.outcome !== 'REQUIRE_CONFIRMATION') return undefined;
+    await this.appendReview(record, { action: 'confirmation_used', reviewer: principal });
+    const reason = `confirmed by ${approval.data.reviewer} (decision ${decisionId}); ${decided.reason}`;
+    return { of: decisionId, decided: { ...decided, outcome: 'ALLOW' as const, reason } };
+  }
+
+  private async appendReview(
+    record: DecisionRecord,
+    data: ReviewData & { action: ReviewAction },
+  ): Promise<AuditEntry> {
+    return this.deps.audit.append({
+      ...this.linkedTo(record.entry),
+      event_type: 'governance.review',
+      timestamp: this.deps.clock().toISOString(),
+      data: { ...data },
+    });
+  }
+
+  private linkedTo(entry: AuditEntry) {
+    return {
+      actor_id: entry.actor_id,
+      capability: entry.capability,
+      outcome: null,
+      risk_score: null,
+      decision_id: entry.decision_id,
+      policies_evaluated: [],
+      policy_matched: null,
+    };
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The identity of a proposal for confirmation: who, what, with which parameters. */
+function fingerprint(proposal: Proposal): string {
+  return sha256(canonicalJson({ actor: proposal.actor, action: proposal.action }));
+}

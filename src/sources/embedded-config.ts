@@ -1,0 +1,267 @@
+import type { Logger } from 'pino';
+import { buildIndex, type IndexSnapshot, type IndexStore } from '../index/index.js';
+import type { ConfigAuditor } from '../governance/config-auditor.js';
+import { CHANGED_BY_ANNOTATION, type ConfigWriter, type Written } from '../governance/config-writer.js';
+import {
+  API_VERSION,
+  ArbiterError,
+  objectKey,
+  type ActorGrantObject,
+  type ActorType,
+  type CapabilityObject,
+  type CapabilitySpec,
+  type ConfigObject,
+  type GrantSpec,
+  type PolicyObject,
+  type PolicySpec,
+} from '../model/index.js';
+import type { ApiObjectFile } from './api-object-file.js';
+import type { ManifestSnapshot, ManifestWatcher } from './manifest-watcher.js';
+import { capabilityObjectName, derivedUid, grantObjectName } from './object-names.js';
+
+/** Statuses that make an object unusable: an API write producing one is refused with 400. */
+const REJECTING_REASONS = new Set(['InvalidSchema', 'InvalidCondition', 'InvalidSpec', 'Conflict']);
+
+export interface EmbeddedConfigDeps {
+  manifests: ManifestWatcher | undefined;
+  apiObjects: ApiObjectFile;
+  index: IndexStore;
+  auditor: ConfigAuditor;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/**
+ * Embedded configuration: the manifests folder (read-only, GitOps) plus the objects
+ * written through the API (a file in the data directory). Every change is audited
+ * before it takes effect; if the audit log refuses, the change does not happen.
+ */
+export class EmbeddedConfig implements ConfigWriter {
+  private manifest: ManifestSnapshot = { objects: [], problems: [], fileOf: new Map() };
+  private apiObjects: ConfigObject[] = [];
+  /** Serialises writes and reloads: each builds on the state the previous one left. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: EmbeddedConfigDeps) {}
+
+  get problems(): ManifestSnapshot['problems'] {
+    return this.manifest.problems;
+  }
+
+  async start(): Promise<void> {
+    this.apiObjects = await this.deps.apiObjects.read();
+    if (this.deps.manifests) this.manifest = await this.deps.manifests.load();
+    await this.apply(this.combined(), 'manifests');
+    this.deps.manifests?.watch((snapshot) =>
+      this.serialised(async () => {
+        const previous = this.manifest;
+        this.manifest = snapshot;
+        try {
+          await this.apply(this.combined(), 'manifests');
+        } catch (err) {
+          this.manifest = previous;
+          throw err;
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.deps.manifests?.close();
+    await this.queue.catch(() => undefined);
+  }
+
+  registerCapability(spec: CapabilitySpec, caller: string): Promise<Written<CapabilityObject>> {
+    return this.serialised(async () => {
+      const taken = this.deps.index.current().capability(spec.name);
+      if (taken)
+        throw new ArbiterError(
+          'CONFLICT',
+          `capability ${spec.name} is already registered (object ${taken.id})`,
+        );
+      const object: CapabilityObject = {
+        apiVersion: API_VERSION,
+        kind: 'Capability',
+        metadata: this.metadata('Capability', capabilityObjectName(spec.name), caller),
+        spec,
+      };
+      return this.write(object, true);
+    });
+  }
+
+  createPolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
+    return this.serialised(async () => {
+      if (this.find('Policy', name)) throw new ArbiterError('CONFLICT', `policy ${name} already exists`);
+      const object: PolicyObject = {
+        apiVersion: API_VERSION,
+        kind: 'Policy',
+        metadata: this.metadata('Policy', name, caller),
+        spec,
+      };
+      return this.write(object, true);
+    });
+  }
+
+  updatePolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
+    return this.serialised(async () => {
+      this.refuseManifestOwned('Policy', name);
+      const existing = this.find('Policy', name) as PolicyObject | undefined;
+      if (!existing) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
+      const object: PolicyObject = { ...existing, metadata: this.nextMetadata(existing, caller), spec };
+      return this.write(object, false);
+    });
+  }
+
+  grant(
+    actor: { id: string; type?: ActorType },
+    grant: GrantSpec,
+    caller: string,
+  ): Promise<Written<ActorGrantObject>> {
+    return this.serialised(async () => {
+      const name = grantObjectName(actor.id, grant.capability);
+      this.refuseManifestOwned('ActorGrant', name);
+      const existing = this.find('ActorGrant', name) as ActorGrantObject | undefined;
+      const spec = { actor: { id: actor.id, ...(actor.type ? { type: actor.type } : {}) }, grants: [grant] };
+      const object: ActorGrantObject = existing
+        ? { ...existing, metadata: this.nextMetadata(existing, caller), spec }
+        : {
+            apiVersion: API_VERSION,
+            kind: 'ActorGrant',
+            metadata: this.metadata('ActorGrant', name, caller),
+            spec,
+          };
+      return this.write(object, !existing);
+    });
+  }
+
+  revoke(actorId: string, capability: string, caller: string): Promise<number> {
+    return this.serialised(async () => {
+      const grants = (o: ConfigObject): o is ActorGrantObject =>
+        o.kind === 'ActorGrant' &&
+        o.spec.actor.id === actorId &&
+        o.spec.grants.some((g) => g.capability === capability);
+      const inManifests = this.manifest.objects.filter(grants);
+      if (inManifests.length > 0) {
+        const files = inManifests.map((o) => this.manifest.fileOf.get(objectKey(o))).join(', ');
+        throw new ArbiterError(
+          'CONFLICT',
+          `the grant of ${capability} to ${actorId} is declared in manifest ${files}; remove it there`,
+        );
+      }
+      const affected = this.apiObjects.filter(grants);
+      if (affected.length === 0)
+        throw new ArbiterError('NOT_FOUND', `actor ${actorId} has no grant of ${capability}`);
+      const next = this.apiObjects.flatMap((o): ConfigObject[] => {
+        if (!grants(o)) return [o];
+        const remaining = o.spec.grants.filter((g) => g.capability !== capability);
+        return remaining.length === 0
+          ? []
+          : [{ ...o, metadata: this.nextMetadata(o, caller), spec: { ...o.spec, grants: remaining } }];
+      });
+      await this.commit(next, caller);
+      return affected.length;
+    });
+  }
+
+  private async write<T extends ConfigObject>(object: T, created: boolean): Promise<Written<T>> {
+    const key = objectKey(object);
+    const next = [...this.apiObjects.filter((o) => objectKey(o) !== key), object];
+    const snapshot = await this.commit(
+      next,
+      object.metadata.annotations?.[CHANGED_BY_ANNOTATION] ?? 'api',
+      object,
+    );
+    return { object, status: snapshot.status(object.kind, object.metadata.name), created };
+  }
+
+  /** Validates against a trial index, persists, audits, then publishes; undoes the file on audit failure. */
+  private async commit(
+    nextApiObjects: ConfigObject[],
+    caller: string,
+    written?: ConfigObject,
+  ): Promise<IndexSnapshot> {
+    const trial = buildIndex(this.combinedWith(nextApiObjects), { previous: this.deps.index.current() });
+    if (written) {
+      const status = trial.status(written.kind, written.metadata.name);
+      if (status && REJECTING_REASONS.has(status.reason)) {
+        throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
+      }
+    }
+    const previous = this.apiObjects;
+    await this.deps.apiObjects.write(nextApiObjects);
+    try {
+      await this.deps.auditor.record(trial.indexedObjects(), caller);
+    } catch (err) {
+      await this.deps.apiObjects.write(previous);
+      throw err;
+    }
+    this.apiObjects = nextApiObjects;
+    this.deps.index.publish(trial);
+    return trial;
+  }
+
+  private async apply(objects: ConfigObject[], caller: string): Promise<void> {
+    const next = buildIndex(objects, { previous: this.deps.index.current() });
+    const recorded = await this.deps.auditor.record(next.indexedObjects(), caller);
+    this.deps.index.publish(next);
+    this.deps.logger.info(
+      { objects: objects.length, audited_changes: recorded, problems: this.manifest.problems.length },
+      'configuration loaded',
+    );
+  }
+
+  private combined(): ConfigObject[] {
+    return this.combinedWith(this.apiObjects);
+  }
+
+  /** Manifests win over API objects of the same kind/name: the folder is the GitOps source of truth. */
+  private combinedWith(apiObjects: readonly ConfigObject[]): ConfigObject[] {
+    const fromManifests = this.manifest.objects.map((o) => withUid(o));
+    const taken = new Set(fromManifests.map(objectKey));
+    return [...fromManifests, ...apiObjects.filter((o) => !taken.has(objectKey(o)))];
+  }
+
+  private find(kind: ConfigObject['kind'], name: string): ConfigObject | undefined {
+    const key = `${kind}/${name}`;
+    return this.combined().find((o) => objectKey(o) === key);
+  }
+
+  private refuseManifestOwned(kind: ConfigObject['kind'], name: string): void {
+    const file = this.manifest.fileOf.get(`${kind}/${name}`);
+    if (file)
+      throw new ArbiterError('CONFLICT', `${kind} ${name} is declared in manifest ${file}; change it there`);
+  }
+
+  private metadata(kind: string, name: string, caller: string): ConfigObject['metadata'] {
+    return {
+      name,
+      uid: derivedUid(kind, `${name}@${this.deps.clock().toISOString()}`),
+      generation: 1,
+      creationTimestamp: this.deps.clock().toISOString(),
+      annotations: { [CHANGED_BY_ANNOTATION]: caller },
+    };
+  }
+
+  private nextMetadata(existing: ConfigObject, caller: string): ConfigObject['metadata'] {
+    return {
+      ...existing.metadata,
+      generation: (existing.metadata.generation ?? 1) + 1,
+      annotations: { ...existing.metadata.annotations, [CHANGED_BY_ANNOTATION]: caller },
+    };
+  }
+
+  private serialised<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** Manifest objects carry no uid: derive a stable one so audit entries can name them. */
+function withUid(object: ConfigObject): ConfigObject {
+  if (object.metadata.uid) return object;
+  return {
+    ...object,
+    metadata: { ...object.metadata, uid: derivedUid(object.kind, object.metadata.name) },
+  } as ConfigObject;
+}

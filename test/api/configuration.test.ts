@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+
+let arbiter: ArbiterProcess;
+const api = (method: string, path: string, body?: unknown, key: string = KEYS.admin) =>
+  call(arbiter.url, method, `/api/v1${path}`, { key, ...(body === undefined ? {} : { body }) });
+const proposeAs = (actor: string, capability: string, parameters: Record<string, unknown>) =>
+  api('POST', '/governance/propose', {
+    actor: { id: actor, type: 'automation' },
+    action: { capability, parameters },
+  });
+
+beforeAll(async () => {
+  arbiter = await startArbiter();
+});
+afterAll(async () => {
+  await arbiter.stop();
+  await removeDir(arbiter.dataDir);
+  await removeDir(arbiter.manifestsDir);
+});
+
+describe('capabilities', () => {
+  it('lists the registered capabilities with the envelope and pages by cursor', async () => {
+    const all = await api('GET', '/capabilities');
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(5);
+    expect(all.body.cursor).toBeNull();
+    expect(all.body.capabilities[0]).toMatchObject({
+      id: expect.any(String),
+      name: 'database.query',
+      risk_level: 'low',
+      parameter_schema: expect.any(Object),
+    });
+    const names: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { capabilities: Array<{ name: string }>; cursor: string | null } } = await api(
+        'GET',
+        `/capabilities?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      names.push(...page.body.capabilities.map((c) => c.name));
+      cursor = page.body.cursor;
+    } while (cursor);
+    expect(names).toEqual(all.body.capabilities.map((c: { name: string }) => c.name));
+  });
+
+  it('rejects bad limits and cursors with 400', async () => {
+    for (const query of [
+      'limit=0',
+      'limit=201',
+      'limit=abc',
+      'limit=-1',
+      'cursor=%%%',
+      'cursor=bm90LWpzb24',
+      'limit=1&limit=2',
+      'unknown=1',
+    ]) {
+      const res = await api('GET', `/capabilities?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+    }
+  });
+
+  it('registers a capability (201, audited), refuses a duplicate (409) and bad bodies (400)', async () => {
+    const body = {
+      name: 'files.read_secret',
+      description: 'Read a secret file',
+      risk_level: 'high',
+      parameter_schema: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } },
+    };
+    const created = await api('POST', '/capabilities', body);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'files.read_secret',
+      risk_level: 'high',
+      status: { ready: true },
+    });
+    const again = await api('POST', '/capabilities', body);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('CONFLICT');
+    for (const bad of [
+      { ...body, name: 'nodot' },
+      { ...body, risk_level: 'extreme' },
+      { description: 'x' },
+      { ...body, parameter_schema: 'x' },
+      { ...body, parameter_schema: { type: 'nonsense' }, name: 'files.bad' },
+    ]) {
+      const res = await api('POST', '/capabilities', bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+    }
+    const forbidden = await api('POST', '/capabilities', { ...body, name: 'files.other' }, KEYS.agent);
+    expect(forbidden.status).toBe(403);
+    const log = await api('GET', '/audit/log?event_type=capability.registered&capability=files.read_secret');
+    expect(log.body.total).toBe(1);
+    expect(log.body.entries[0].actor_id).toBe('admin');
+  });
+});
+
+describe('policies', () => {
+  it('creates a policy that changes decisions at once, and lists it', async () => {
+    await api('POST', '/actors/bot-7/grants', { capability: 'email.send' });
+    const before = await proposeAs('bot-7', 'email.send', { to: 'ceo@example.com', subject: 'hi' });
+    expect(['ALLOW', 'DENY']).toContain(before.body.outcome);
+    const created = await api('POST', '/policies', {
+      name: 'no-mail-to-ceo',
+      description: 'The CEO gets no bot mail',
+      enabled: true,
+      rules: [
+        {
+          capability: 'email.send',
+          condition: "parameters.to == 'ceo@example.com'",
+          outcome: 'ESCALATE',
+          priority: 10,
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: 'no-mail-to-ceo',
+      name: 'no-mail-to-ceo',
+      enabled: true,
+      status: { ready: true },
+    });
+    const listed = await api('GET', '/policies');
+    expect(listed.body.policies.map((p: { name: string }) => p.name)).toContain('no-mail-to-ceo');
+    expect(listed.body.total).toBe(listed.body.policies.length);
+    const duplicate = await api('POST', '/policies', { name: 'no-mail-to-ceo', rules: [] });
+    expect(duplicate.status).toBe(409);
+  });
+
+  it('updates a policy (PUT) with immediate effect and a policy.updated entry', async () => {
+    await api('POST', '/actors/bot-8/grants', { capability: 'database.query' });
+    await api('POST', '/policies', {
+      name: 'query-guard',
+      rules: [
+        {
+          capability: 'database.query',
+          condition: "parameters.query == 'drop'",
+          outcome: 'DENY',
+          priority: 1,
+        },
+      ],
+    });
+    expect((await proposeAs('bot-8', 'database.query', { query: 'select' })).body.outcome).toBe('ALLOW');
+    const updated = await api('PUT', '/policies/query-guard', {
+      rules: [{ capability: 'database.query', outcome: 'DENY', priority: 1 }],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.generation).toBe(2);
+    expect((await proposeAs('bot-8', 'database.query', { query: 'select' })).body.outcome).toBe('DENY');
+    const disabled = await api('PUT', '/policies/query-guard', {
+      enabled: false,
+      rules: [{ capability: 'database.query', outcome: 'DENY', priority: 1 }],
+    });
+    expect(disabled.body.enabled).toBe(false);
+    expect((await proposeAs('bot-8', 'database.query', { query: 'select' })).body.outcome).toBe('ALLOW');
+    const log = await api('GET', '/audit/log?event_type=policy.updated');
+    expect(
+      log.body.entries.filter((e: { data: { name: string } }) => e.data.name === 'query-guard'),
+    ).toHaveLength(2);
+  });
+
+  it('refuses a condition that does not compile, naming the rule', async () => {
+    const res = await api('POST', '/policies', {
+      name: 'broken',
+      rules: [{ capability: 'database.query', condition: 'parameters.x ==', outcome: 'DENY' }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/rule/i);
+    expect((await api('GET', '/policies/broken')).status).toBe(404);
+  });
+
+  it('PUT: 404 for an unknown policy, 409 for a manifest-owned one, 400 for a name mismatch', async () => {
+    expect((await api('PUT', '/policies/nope', { rules: [] })).status).toBe(404);
+    const owned = await api('PUT', '/policies/prod-writes', { rules: [] });
+    expect(owned.status).toBe(409);
+    expect(owned.body.error.message).toMatch(/manifest/);
+    expect((await api('PUT', '/policies/query-guard', { name: 'other', rules: [] })).status).toBe(400);
+  });
+});
+
+describe('grants', () => {
+  it('grants, lists and revokes, with decisions following each step', async () => {
+    expect((await proposeAs('ops-bot', 'database.query', { query: 'q' })).body.outcome).toBe('DENY');
+    const granted = await api('POST', '/actors/ops-bot/grants', {
+      capability: 'database.query',
+      constraints: { rate_limit: { max_requests: 2, window_seconds: 60 } },
+    });
+    expect(granted.status).toBe(201);
+    expect(granted.body).toMatchObject({
+      actor_id: 'ops-bot',
+      capability: 'database.query',
+      constraints: { rate_limit: { max_requests: 2, window_seconds: 60 } },
+    });
+    const list = await api('GET', '/actors/ops-bot/grants');
+    expect(list.body).toMatchObject({
+      total: 1,
+      cursor: null,
+      grants: [
+        {
+          capability: 'database.query',
+          constraints: { rate_limit: { max_requests: 2, window_seconds: 60 } },
+        },
+      ],
+    });
+    const outcomes = [];
+    for (let i = 0; i < 3; i += 1)
+      outcomes.push((await proposeAs('ops-bot', 'database.query', { query: 'q' })).body.outcome);
+    expect(outcomes).toEqual(['ALLOW', 'ALLOW', 'DENY']);
+    const revoked = await api('DELETE', '/actors/ops-bot/grants/database.query');
+    expect(revoked.status).toBe(200);
+    expect((await proposeAs('ops-bot', 'database.query', { query: 'q' })).body.outcome).toBe('DENY');
+    expect((await api('DELETE', '/actors/ops-bot/grants/database.query')).status).toBe(404);
+    const log = await api('GET', '/audit/log?actor_id=ops-bot&order=asc');
+    const types = log.body.entries.map((e: { event_type: string }) => e.event_type);
+    expect(types).toContain('actor.grant.created');
+    expect(types).toContain('actor.grant.revoked');
+  });
+
+  it('grants with a time window; rejects bad constraints; manifest grants cannot be revoked through the API', async () => {
+    const ok = await api('POST', '/actors/night-bot/grants', {
+      capability: 'email.send',
+      constraints: { time_window: { start: '22:00', end: '06:00', timezone: 'Asia/Tokyo' } },
+    });
+    expect(ok.status).toBe(201);
+    for (const bad of [
+      {
+        capability: 'email.send',
+        constraints: { time_window: { start: '25:00', end: '06:00', timezone: 'UTC' } },
+      },
+      { capability: 'email.send', constraints: { rate_limit: { max_requests: 0, window_seconds: 1 } } },
+      { capability: 'email.send', constraints: { rate_limit: { max_requests: '5', window_seconds: 1 } } },
+      { capability: 'Email' },
+      {},
+    ]) {
+      expect((await api('POST', '/actors/night-bot/grants', bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    const manifest = await api('DELETE', '/actors/agent-001/grants/database.query');
+    expect(manifest.status).toBe(409);
+  });
+});

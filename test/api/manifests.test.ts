@@ -1,0 +1,85 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+
+let arbiter: ArbiterProcess;
+const policies = () => call(arbiter.url, 'GET', '/api/v1/policies', { key: KEYS.admin });
+
+async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await probe();
+  while (!accept(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    value = await probe();
+  }
+  return value;
+}
+
+beforeAll(async () => {
+  arbiter = await startArbiter();
+});
+afterAll(async () => {
+  await arbiter.stop();
+  await removeDir(arbiter.dataDir);
+  await removeDir(arbiter.manifestsDir);
+});
+
+describe('manifests folder', () => {
+  it('reloads a changed file, audits the change, and keeps the last good state of a broken file', async () => {
+    const file = join(arbiter.manifestsDir, 'extra.yml');
+    await writeFile(
+      file,
+      'apiVersion: governance.arbiter.dev/v1alpha1\nkind: Policy\nmetadata: {name: extra}\nspec:\n  rules:\n    - {capability: email.send, outcome: DENY, priority: 5}\n',
+    );
+    const loaded = await eventually(policies, (r) =>
+      r.body.policies.some((p: { name: string }) => p.name === 'extra'),
+    );
+    expect(loaded.body.policies.some((p: { name: string }) => p.name === 'extra')).toBe(true);
+
+    await writeFile(
+      file,
+      'apiVersion: governance.arbiter.dev/v1alpha1\nkind: Policy\nmetadata: {name: extra\nspec: [',
+    );
+    await new Promise((r) => setTimeout(r, 600));
+    const kept = await policies();
+    expect(kept.body.policies.some((p: { name: string }) => p.name === 'extra')).toBe(true);
+    expect(arbiter.logs.some((l) => l.includes('extra.yml'))).toBe(true);
+
+    const grants = join(arbiter.manifestsDir, 'grants.yaml');
+    await writeFile(
+      grants,
+      (await readFile(grants, 'utf8')).replace('    - capability: deploy.production\n', ''),
+    );
+    const revoked = await eventually(
+      () => call(arbiter.url, 'GET', '/api/v1/audit/log?event_type=actor.grant.revoked', { key: KEYS.admin }),
+      (r) => r.body.total > 0,
+    );
+    expect(revoked.body.entries[0]).toMatchObject({ actor_id: 'agent-001', capability: 'deploy.production' });
+  });
+});
+
+describe('CLI', () => {
+  it('prints help and fails clearly on bad flags', async () => {
+    const { execFile } = await import('node:child_process');
+    const { CLI } = await import('../support/arbiter-process.js');
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        execFile(process.execPath, [CLI, ...args], (error, out, err) =>
+          resolve({ code: error ? (error.code as number) : 0, out, err }),
+        );
+      });
+    const help = await run(['serve', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/--manifests DIR/);
+    const missing = await run(['serve']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/--api-keys/);
+    const unknown = await run(['frobnicate']);
+    expect(unknown.code).toBe(2);
+  });
+});
