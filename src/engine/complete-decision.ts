@@ -1,0 +1,43 @@
+import type { EngineDecision } from '../model/index.js';
+import type { PreliminaryDecision } from './evaluate-proposal.js';
+import type { RateLimitAdmission } from './rate-limiter.js';
+
+/**
+ * Finishes a preliminary decision with the rate limiter's answer. Over the limit is a
+ * governance DENY (`rate_limited`), not a request error; the rate limit belongs to the
+ * authority check, so the policies' verdict is dropped from the trail.
+ */
+export function completeDecision(
+  preliminary: PreliminaryDecision,
+  admission: RateLimitAdmission,
+): EngineDecision {
+  const { decision, rateLimit } = preliminary;
+  if (!rateLimit) return decision;
+  const admitted = typeof admission === 'boolean' ? admission : admission.admitted;
+  if (admitted)
+    return withRemaining(decision, typeof admission === 'boolean' ? undefined : admission.remaining);
+  return {
+    outcome: 'DENY',
+    reason:
+      `Rate limit exceeded: actor ${preliminary.actorId} may propose ${preliminary.capability} ` +
+      `at most ${rateLimit.maxRequests} time(s) per ${rateLimit.windowSeconds} second(s).`,
+    risk_score: decision.risk_score,
+    constraints: {},
+    evaluation: {
+      ...decision.evaluation,
+      authority_check: 'rate_limited',
+      policies_evaluated: [],
+      policy_matched: null,
+      rule_matched: null,
+      rules: [],
+      risk_override: false,
+    },
+  };
+}
+
+function withRemaining(decision: EngineDecision, remaining: number | undefined): EngineDecision {
+  const limit = decision.constraints.rate_limit;
+  if (remaining === undefined || limit === undefined || limit === null || typeof limit !== 'object')
+    return decision;
+  return { ...decision, constraints: { ...decision.constraints, rate_limit: { ...limit, remaining } } };
+}

@@ -1,0 +1,109 @@
+import type { IndexSnapshot } from '../index/index.js';
+import type { EngineDecision, Evaluation, Proposal } from '../model/index.js';
+import { checkAuthority } from './authority-check.js';
+import { checkCapability } from './capability-check.js';
+import { conditionBindings } from './cel-bindings.js';
+import { policyReason, riskOverrideReason } from './decision-reason.js';
+import type { EngineSettings } from './engine-settings.js';
+import { evaluatePolicies } from './policy-evaluation.js';
+import { rateLimitKey, type RateLimitRequest } from './rate-limiter.js';
+import { riskScore } from './risk-score.js';
+import { grantConstraints } from './grant-constraints.js';
+
+/**
+ * The decision as it stands before the grant's rate limit is consulted. The counter may
+ * live in Redis, so the caller asks its RateLimiter about `rateLimit` (when set) and
+ * finishes with completeDecision.
+ */
+export interface PreliminaryDecision {
+  /** The decision if the rate limit admits the request (or when there is none). */
+  readonly decision: EngineDecision;
+  /** Set only when capability and authority pass and the applied grant has a rate limit. */
+  readonly rateLimit: RateLimitRequest | null;
+  readonly actorId: string;
+  readonly capability: string;
+}
+
+/**
+ * semantics.md steps 2 to 6, pure: the same snapshot, proposal, time and settings give
+ * the same result.
+ */
+export function evaluateProposal(
+  snapshot: IndexSnapshot,
+  proposal: Proposal,
+  now: Date,
+  settings: EngineSettings,
+): PreliminaryDecision {
+  const name = proposal.action.capability;
+  const capability = snapshot.capability(name);
+  const risk = riskScore(capability, proposal, settings.riskWeights);
+  const trail: Evaluation = {
+    capability_check: 'pass',
+    authority_check: 'skipped',
+    risk_score: risk,
+    risk_threshold: settings.riskThreshold,
+    policies_evaluated: [],
+    policy_matched: null,
+    rule_matched: null,
+    rules: [],
+    risk_override: false,
+  };
+  const done = (
+    decision: EngineDecision,
+    rateLimit: RateLimitRequest | null = null,
+  ): PreliminaryDecision => ({
+    decision,
+    rateLimit,
+    actorId: proposal.actor.id,
+    capability: name,
+  });
+  const deny = (reason: string, evaluation: Evaluation) =>
+    done({ outcome: 'DENY', reason, risk_score: risk, constraints: {}, evaluation });
+
+  const capabilityResult = checkCapability(capability, proposal);
+  if (!capabilityResult.ok)
+    return deny(capabilityResult.reason, { ...trail, capability_check: capabilityResult.code });
+  const authority = checkAuthority(snapshot, proposal, now);
+  if (!authority.ok) return deny(authority.reason, { ...trail, authority_check: authority.code });
+
+  const policies = evaluatePolicies(snapshot.rulesFor(name), () => conditionBindings(proposal, now));
+  const winner = policies.winner;
+  const byPolicy = winner?.outcome ?? settings.defaultOutcome;
+  const override =
+    risk > settings.riskThreshold && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION');
+  const outcome = override ? 'ESCALATE' : byPolicy;
+  const reason = policyReason(winner, settings.defaultOutcome);
+  const grant = authority.grant;
+  const rateLimit = grant.constraints.rateLimit;
+  return done(
+    {
+      outcome,
+      reason: override ? riskOverrideReason(reason, risk, settings.riskThreshold) : reason,
+      risk_score: risk,
+      constraints: outcome === 'ALLOW' ? grantConstraints(grant.constraints) : {},
+      evaluation: {
+        ...trail,
+        authority_check: 'pass',
+        policies_evaluated: policies.policiesEvaluated,
+        policy_matched: winner?.policy ?? null,
+        rule_matched: winner
+          ? {
+              policy: winner.policy,
+              rule_index: winner.rule_index,
+              priority: winner.priority,
+              outcome: winner.outcome,
+            }
+          : null,
+        rules: policies.rules,
+        risk_override: override,
+      },
+    },
+    rateLimit
+      ? {
+          key: rateLimitKey(proposal.actor.id, name),
+          maxRequests: rateLimit.maxRequests,
+          windowSeconds: rateLimit.windowSeconds,
+        }
+      : null,
+  );
+}

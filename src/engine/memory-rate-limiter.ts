@@ -1,0 +1,69 @@
+import type { RateLimiter, RateLimitRequest } from './rate-limiter.js';
+
+interface Log {
+  /** Admission times (ms), oldest first; entries before `head` are expired. */
+  times: number[];
+  head: number;
+  windowMs: number;
+}
+
+export interface MemoryRateLimiterOptions {
+  /** Expired keys are swept at most this often (ms of the `nowMs` passed in). */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * Exact sliding-window log for one process (embedded mode, tests). Memory is bounded by
+ * the requests admitted within each live window: a key holds at most maxRequests times,
+ * and keys whose window has passed are swept.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly logs = new Map<string, Log>();
+  private readonly sweepIntervalMs: number;
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  constructor(options: MemoryRateLimiterOptions = {}) {
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  }
+
+  admit(request: RateLimitRequest, nowMs: number): { admitted: boolean; remaining: number } {
+    this.sweep(nowMs);
+    const windowMs = request.windowSeconds * 1000;
+    const log = this.logs.get(request.key) ?? { times: [], head: 0, windowMs };
+    log.windowMs = windowMs;
+    expire(log, nowMs);
+    const used = log.times.length - log.head;
+    if (used >= request.maxRequests) {
+      this.logs.set(request.key, log);
+      return { admitted: false, remaining: 0 };
+    }
+    log.times.push(nowMs);
+    this.logs.set(request.key, log);
+    return { admitted: true, remaining: request.maxRequests - used - 1 };
+  }
+
+  /** Number of keys held; for tests and metrics. */
+  get size(): number {
+    return this.logs.size;
+  }
+
+  private sweep(nowMs: number): void {
+    if (nowMs - this.lastSweepMs < this.sweepIntervalMs) return;
+    this.lastSweepMs = nowMs;
+    for (const [key, log] of this.logs) {
+      const newest = log.times[log.times.length - 1];
+      if (newest === undefined || newest <= nowMs - log.windowMs) this.logs.delete(key);
+    }
+  }
+}
+
+/** A request admitted at t counts while t > now - window. */
+function expire(log: Log, nowMs: number): void {
+  const cutoff = nowMs - log.windowMs;
+  while (log.head < log.times.length && log.times[log.head]! <= cutoff) log.head += 1;
+  // Compact once the dead prefix dominates, keeping pushes and expiry amortised O(1).
+  if (log.head > 32 && log.head * 2 > log.times.length) {
+    log.times = log.times.slice(log.head);
+    log.head = 0;
+  }
+}

@@ -1,0 +1,48 @@
+import type { CompiledRule, ConditionBindings } from '../index/index.js';
+import { OUTCOME_RESTRICTIVENESS, type RuleEvaluation } from '../model/index.js';
+
+export interface PolicyEvaluation {
+  /** Names of the policies that have rules for the capability, sorted. */
+  policiesEvaluated: string[];
+  rules: RuleEvaluation[];
+  /** The deciding rule, or null when none matched. */
+  winner: RuleEvaluation | null;
+}
+
+/**
+ * semantics.md step 5. Every rule of the capability is evaluated (the trail shows all of
+ * them). A condition that errors never grants and never lifts a restriction: it matches
+ * when its outcome is not ALLOW and does not when it is ALLOW.
+ */
+export function evaluatePolicies(
+  rules: readonly CompiledRule[],
+  bindings: () => ConditionBindings,
+): PolicyEvaluation {
+  let cached: ConditionBindings | undefined;
+  const evaluated = rules.map((rule): RuleEvaluation => {
+    const base = {
+      policy: rule.policy,
+      rule_index: rule.ruleIndex,
+      priority: rule.priority,
+      outcome: rule.outcome,
+    };
+    if (!rule.condition) return { ...base, matched: true };
+    const result = rule.condition.evaluate((cached ??= bindings()));
+    if (result.ok) return { ...base, matched: result.matched };
+    return { ...base, matched: rule.outcome !== 'ALLOW', error: result.error };
+  });
+  const policiesEvaluated = [...new Set(rules.map((r) => r.policy))].sort();
+  const winner = evaluated.filter((r) => r.matched).reduce<RuleEvaluation | null>(pickWinner, null);
+  return { policiesEvaluated, rules: evaluated, winner };
+}
+
+/** Higher priority wins; at equal priority the more restrictive outcome; then the earlier rule. */
+function pickWinner(best: RuleEvaluation | null, rule: RuleEvaluation): RuleEvaluation {
+  if (!best) return rule;
+  if (rule.priority !== best.priority) return rule.priority > best.priority ? rule : best;
+  return restrictiveness(rule) < restrictiveness(best) ? rule : best;
+}
+
+function restrictiveness(rule: RuleEvaluation): number {
+  return OUTCOME_RESTRICTIVENESS.indexOf(rule.outcome);
+}

@@ -1,0 +1,62 @@
+import {
+  objectKey,
+  type ActorGrantObject,
+  type CapabilityObject,
+  type ConfigObject,
+  type PolicyObject,
+} from '../model/index.js';
+import { ArtefactCache } from './artefact-cache.js';
+import { indexCapabilities } from './index-capabilities.js';
+import { indexGrants } from './index-grants.js';
+import { indexPolicies } from './index-policies.js';
+import { IndexSnapshot } from './index-snapshot.js';
+import { ObjectStatuses } from './object-statuses.js';
+
+export interface BuildIndexOptions {
+  /** The snapshot being replaced: artefacts of objects whose spec is unchanged are reused. */
+  previous?: IndexSnapshot;
+}
+
+// Kept beside, not inside, the snapshot: the cache is a build detail, not part of its API.
+const artefactsOf = new WeakMap<IndexSnapshot, ArtefactCache>();
+
+/**
+ * Builds an immutable snapshot from validated objects (see validateConfigObject). When two
+ * objects share a kind and name, the later one counts. Never throws for a bad object: it
+ * gets a Ready=False status instead.
+ */
+export function buildIndex(objects: readonly ConfigObject[], options: BuildIndexOptions = {}): IndexSnapshot {
+  const unique = [...new Map(objects.map((o) => [objectKey(o), o])).values()];
+  const cache = new ArtefactCache(options.previous ? artefactsOf.get(options.previous) : undefined);
+  const statuses = new ObjectStatuses();
+  const capabilities = indexCapabilities(ofKind<CapabilityObject>(unique, 'Capability'), cache, statuses);
+  const isCapability = (name: string) => capabilities.has(name);
+  const { policies, rules } = indexPolicies(
+    ofKind<PolicyObject>(unique, 'Policy'),
+    cache,
+    statuses,
+    isCapability,
+  );
+  const grantsByActor = indexGrants(ofKind<ActorGrantObject>(unique, 'ActorGrant'), statuses, isCapability);
+  cache.releaseUnused();
+  const sortedStatuses = new Map([...statuses.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const snapshot = new IndexSnapshot({
+    objects: Object.freeze(unique),
+    capabilities,
+    rules,
+    policies,
+    grantsByActor,
+    statuses: sortedStatuses,
+  });
+  artefactsOf.set(snapshot, cache);
+  return snapshot;
+}
+
+/** How many artefacts the build of `snapshot` compiled rather than reused. */
+export function compiledArtefactCount(snapshot: IndexSnapshot): number {
+  return artefactsOf.get(snapshot)?.compiled ?? 0;
+}
+
+function ofKind<T extends ConfigObject>(objects: readonly ConfigObject[], kind: T['kind']): T[] {
+  return objects.filter((o): o is T => o.kind === kind);
+}

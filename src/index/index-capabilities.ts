@@ -1,0 +1,63 @@
+import type { CapabilityObject } from '../model/index.js';
+import type { ArtefactCache } from './artefact-cache.js';
+import { compileParameterSchema, type SchemaCompileResult } from './compile-parameter-schema.js';
+import type { IndexedCapability } from './indexed-types.js';
+import type { ObjectStatuses } from './object-statuses.js';
+
+/**
+ * Capabilities by spec.name. An invalid parameter schema keeps the object out; of two
+ * valid objects claiming one name the older (creationTimestamp, then object name) wins.
+ */
+export function indexCapabilities(
+  objects: readonly CapabilityObject[],
+  cache: ArtefactCache,
+  statuses: ObjectStatuses,
+): Map<string, IndexedCapability> {
+  const byName = new Map<string, IndexedCapability>();
+  for (const object of [...objects].sort(olderFirst)) {
+    const compiled = cache.get<SchemaCompileResult>(
+      `Capability/${object.metadata.name}`,
+      object.spec,
+      () => compileParameterSchema(object.spec.parameterSchema),
+      (result) => (result.ok ? result.validator.release() : undefined),
+    );
+    if (!compiled.ok) {
+      statuses.set(
+        object,
+        'InvalidSchema',
+        `spec.parameterSchema is not a valid JSON Schema: ${compiled.error}`,
+      );
+      continue;
+    }
+    const holder = byName.get(object.spec.name);
+    if (holder) {
+      statuses.set(
+        object,
+        'Conflict',
+        `capability ${object.spec.name} is already defined by the older Capability ${holder.id}`,
+      );
+      continue;
+    }
+    statuses.set(object, 'Accepted', `capability ${object.spec.name} is registered`);
+    byName.set(object.spec.name, {
+      id: object.metadata.name,
+      name: object.spec.name,
+      spec: object.spec,
+      createdAt: object.metadata.creationTimestamp,
+      validateParameters: compiled.validator,
+    });
+  }
+  return byName;
+}
+
+/** Objects without a (valid) creationTimestamp count as the newest. */
+function olderFirst(a: CapabilityObject, b: CapabilityObject): number {
+  const diff = createdMs(a) - createdMs(b);
+  if (diff !== 0 && !Number.isNaN(diff)) return diff;
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+}
+
+function createdMs(object: CapabilityObject): number {
+  const ms = Date.parse(object.metadata.creationTimestamp ?? '');
+  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
+}

@@ -1,0 +1,65 @@
+import type { ActorGrantObject } from '../model/index.js';
+import type { IndexedGrant } from './indexed-types.js';
+import type { ObjectStatuses } from './object-statuses.js';
+import { isKnownTimeZone } from './time-zone.js';
+
+/**
+ * Grants by actor id, merged over all the actor's ActorGrant objects (by object name, then
+ * position). Grants naming an unknown capability or time zone are indexed anyway: the first
+ * start working when the capability appears, the second deny (fail closed) until fixed.
+ */
+export function indexGrants(
+  objects: readonly ActorGrantObject[],
+  statuses: ObjectStatuses,
+  isCapability: (name: string) => boolean,
+): Map<string, IndexedGrant[]> {
+  const byActor = new Map<string, IndexedGrant[]>();
+  const sorted = [...objects].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  for (const object of sorted) {
+    const actorId = object.spec.actor.id;
+    const list = byActor.get(actorId) ?? [];
+    byActor.set(actorId, list);
+    for (const [grantIndex, grant] of object.spec.grants.entries()) {
+      list.push({
+        actorId,
+        actorType: object.spec.actor.type,
+        capability: grant.capability,
+        constraints: grant.constraints ?? {},
+        source: object.metadata.name,
+        grantIndex,
+      });
+    }
+    setStatus(object, statuses, isCapability);
+  }
+  for (const [actorId, list] of byActor) if (list.length === 0) byActor.delete(actorId);
+  return new Map([...byActor].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function setStatus(
+  object: ActorGrantObject,
+  statuses: ObjectStatuses,
+  isCapability: (name: string) => boolean,
+) {
+  const zones = object.spec.grants
+    .map((g) => g.constraints?.timeWindow?.timezone)
+    .filter((z) => z !== undefined);
+  const badZones = [...new Set(zones.filter((z) => !isKnownTimeZone(z)))];
+  if (badZones.length > 0)
+    return statuses.set(
+      object,
+      'InvalidSpec',
+      `unknown time zone(s) ${badZones.join(', ')}; the grants using them deny until fixed`,
+    );
+  const unknown = [...new Set(object.spec.grants.map((g) => g.capability).filter((c) => !isCapability(c)))];
+  if (unknown.length > 0)
+    return statuses.set(
+      object,
+      'UnknownCapability',
+      `grants name capabilities that are not registered: ${unknown.join(', ')}; they apply once registered`,
+    );
+  return statuses.set(
+    object,
+    'Accepted',
+    `${object.spec.grants.length} grant(s) for actor ${object.spec.actor.id}`,
+  );
+}

@@ -1,0 +1,100 @@
+import type { PolicyObject } from '../model/index.js';
+import type { ArtefactCache } from './artefact-cache.js';
+import { compileCondition } from './compile-condition.js';
+import type { CompiledRule, IndexedPolicy } from './indexed-types.js';
+import type { ObjectStatuses } from './object-statuses.js';
+
+type PolicyCompileResult = { ok: true; rules: CompiledRule[] } | { ok: false; error: string };
+
+export interface IndexedPolicies {
+  policies: Map<string, IndexedPolicy>;
+  /** Rules of enabled, valid policies by capability, by policy name then rule index. */
+  rules: Map<string, CompiledRule[]>;
+}
+
+/**
+ * Compiles every rule condition once. A policy with a condition that does not compile is
+ * not indexed at all (a half-applied policy could lift a restriction its author meant).
+ */
+export function indexPolicies(
+  objects: readonly PolicyObject[],
+  cache: ArtefactCache,
+  statuses: ObjectStatuses,
+  isCapability: (name: string) => boolean,
+): IndexedPolicies {
+  const policies = new Map<string, IndexedPolicy>();
+  const rules = new Map<string, CompiledRule[]>();
+  for (const object of [...objects].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+    const name = object.metadata.name;
+    const compiled = cache.get<PolicyCompileResult>(`Policy/${name}`, object.spec, () =>
+      compilePolicy(object),
+    );
+    const enabled = object.spec.enabled ?? true;
+    const status = compiled.ok
+      ? statusOfValid(object, statuses, isCapability, enabled)
+      : statuses.set(object, 'InvalidCondition', compiled.error);
+    policies.set(name, {
+      name,
+      spec: object.spec,
+      enabled,
+      createdAt: object.metadata.creationTimestamp,
+      status,
+    });
+    if (!compiled.ok || !enabled) continue;
+    for (const rule of compiled.rules) {
+      const list = rules.get(rule.capability);
+      if (list) list.push(rule);
+      else rules.set(rule.capability, [rule]);
+    }
+  }
+  return { policies, rules };
+}
+
+function compilePolicy(object: PolicyObject): PolicyCompileResult {
+  const rules: CompiledRule[] = [];
+  for (const [ruleIndex, rule] of object.spec.rules.entries()) {
+    let condition: CompiledRule['condition'] = null;
+    if (rule.condition !== undefined) {
+      const result = compileCondition(rule.condition);
+      if (!result.ok)
+        return {
+          ok: false,
+          error:
+            `policy ${object.metadata.name}, rule ${ruleIndex} (capability ${rule.capability}): ` +
+            `the condition does not compile: ${result.error}`,
+        };
+      condition = result.condition;
+    }
+    rules.push({
+      policy: object.metadata.name,
+      ruleIndex,
+      capability: rule.capability,
+      priority: rule.priority ?? 0,
+      outcome: rule.outcome,
+      condition,
+    });
+  }
+  return { ok: true, rules };
+}
+
+function statusOfValid(
+  object: PolicyObject,
+  statuses: ObjectStatuses,
+  isCapability: (name: string) => boolean,
+  enabled: boolean,
+) {
+  const unknown = [...new Set(object.spec.rules.map((r) => r.capability).filter((c) => !isCapability(c)))];
+  if (unknown.length > 0)
+    return statuses.set(
+      object,
+      'UnknownCapability',
+      `rules name capabilities that are not registered: ${unknown.join(', ')}; they apply once registered`,
+    );
+  return statuses.set(
+    object,
+    'Accepted',
+    enabled
+      ? `${object.spec.rules.length} rule(s) compiled`
+      : 'valid; disabled, so its rules are not evaluated',
+  );
+}

@@ -1,0 +1,125 @@
+import type { ConfigObject, Kind, ObjectStatus } from '../model/index.js';
+import type {
+  CompiledRule,
+  IndexCounts,
+  IndexedCapability,
+  IndexedGrant,
+  IndexedPolicy,
+  StatusEntry,
+} from './indexed-types.js';
+
+/** What buildIndex hands to the snapshot; every collection is already sorted. */
+export interface SnapshotParts {
+  objects: readonly ConfigObject[];
+  capabilities: ReadonlyMap<string, IndexedCapability>;
+  rules: ReadonlyMap<string, readonly CompiledRule[]>;
+  policies: ReadonlyMap<string, IndexedPolicy>;
+  grantsByActor: ReadonlyMap<string, readonly IndexedGrant[]>;
+  statuses: ReadonlyMap<string, StatusEntry>;
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * An immutable view of the configuration with everything compiled. A decision reads one
+ * snapshot from start to end, so it never sees half of an update.
+ */
+export class IndexSnapshot {
+  readonly counts: IndexCounts;
+  private readonly sortedCapabilities: readonly IndexedCapability[];
+  private readonly sortedPolicies: readonly IndexedPolicy[];
+  private readonly grantsByPair = new Map<string, IndexedGrant[]>();
+
+  constructor(private readonly parts: SnapshotParts) {
+    this.sortedCapabilities = [...parts.capabilities.values()].sort((a, b) => compare(a.name, b.name));
+    for (const grants of parts.grantsByActor.values()) {
+      for (const grant of grants) {
+        const key = pairKey(grant.actorId, grant.capability);
+        const list = this.grantsByPair.get(key);
+        if (list) list.push(grant);
+        else this.grantsByPair.set(key, [grant]);
+      }
+    }
+    this.sortedPolicies = [...parts.policies.values()];
+    this.counts = countsOf(parts);
+  }
+
+  /** The capability proposals call `name` (spec.name). */
+  capability(name: string): IndexedCapability | undefined {
+    return this.parts.capabilities.get(name);
+  }
+
+  /** All indexed capabilities, sorted by name. */
+  capabilities(): readonly IndexedCapability[] {
+    return this.sortedCapabilities;
+  }
+
+  /** Compiled rules of enabled, valid policies for a capability, by policy name then rule index. */
+  rulesFor(capability: string): readonly CompiledRule[] {
+    return this.parts.rules.get(capability) ?? NONE;
+  }
+
+  /** Every policy, enabled or not, valid or not, sorted by name, with its status. */
+  policies(): readonly IndexedPolicy[] {
+    return this.sortedPolicies;
+  }
+
+  policy(name: string): IndexedPolicy | undefined {
+    return this.parts.policies.get(name);
+  }
+
+  /** The actor's grants of one capability, merged over all its ActorGrant objects. */
+  grantsFor(actorId: string, capability: string): readonly IndexedGrant[] {
+    return this.grantsByPair.get(pairKey(actorId, capability)) ?? NONE;
+  }
+
+  /** All grants of an actor, by ActorGrant object name then position. */
+  grantsOfActor(actorId: string): readonly IndexedGrant[] {
+    return this.parts.grantsByActor.get(actorId) ?? NONE;
+  }
+
+  /** Ids of the actors that hold at least one grant, sorted. */
+  actors(): readonly string[] {
+    return [...this.parts.grantsByActor.keys()];
+  }
+
+  status(kind: Kind, name: string): ObjectStatus | undefined {
+    return this.parts.statuses.get(`${kind}/${name}`)?.status;
+  }
+
+  /** The Ready condition of every object the snapshot was built from, by kind/name. */
+  statuses(): readonly StatusEntry[] {
+    return [...this.parts.statuses.values()];
+  }
+
+  /** The objects the snapshot was built from (including those that are not Ready). */
+  objects(): readonly ConfigObject[] {
+    return this.parts.objects;
+  }
+}
+
+function pairKey(actorId: string, capability: string): string {
+  return `${actorId}\u0000${capability}`;
+}
+
+function countsOf(parts: SnapshotParts): IndexCounts {
+  let rules = 0;
+  for (const list of parts.rules.values()) rules += list.length;
+  let grants = 0;
+  for (const list of parts.grantsByActor.values()) grants += list.length;
+  const policies = [...parts.policies.values()];
+  return {
+    capabilities: parts.capabilities.size,
+    policies: policies.length,
+    enabledPolicies: policies.filter((p) => p.enabled && p.status.reason !== 'InvalidCondition').length,
+    rules,
+    actorGrantObjects: parts.objects.filter((o) => o.kind === 'ActorGrant').length,
+    grants,
+    actors: parts.grantsByActor.size,
+    notReady: [...parts.statuses.values()].filter((s) => !s.status.ready).length,
+  };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,17 @@
+export { validateConfigObject, type ValidationResult } from './validate-config-object.js';
+export { buildIndex, compiledArtefactCount, type BuildIndexOptions } from './build-index.js';
+export { IndexSnapshot } from './index-snapshot.js';
+export { IndexStore, type IndexChangeListener } from './index-store.js';
+export type {
+  CompiledRule,
+  IndexCounts,
+  IndexedCapability,
+  IndexedGrant,
+  IndexedPolicy,
+  StatusEntry,
+} from './indexed-types.js';
+export type { CompiledCondition, ConditionBindings, ConditionResult } from './compile-condition.js';
+export { compileCondition } from './compile-condition.js';
+export type { ParameterValidator } from './compile-parameter-schema.js';
+export { CONDITION_VARIABLES } from './condition-identifiers.js';
+export { zoneClock, isKnownTimeZone } from './time-zone.js';

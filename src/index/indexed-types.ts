@@ -1,0 +1,70 @@
+import type {
+  ActorType,
+  CapabilitySpec,
+  GrantConstraints,
+  Kind,
+  ObjectStatus,
+  Outcome,
+  PolicySpec,
+} from '../model/index.js';
+import type { CompiledCondition } from './compile-condition.js';
+import type { ParameterValidator } from './compile-parameter-schema.js';
+
+/** A registered capability with its parameter schema compiled. */
+export interface IndexedCapability {
+  /** metadata.name: the id of listings. */
+  readonly id: string;
+  /** spec.name: the dotted name proposals use. */
+  readonly name: string;
+  readonly spec: CapabilitySpec;
+  /** metadata.creationTimestamp (ISO 8601), when the source knows it. */
+  readonly createdAt: string | undefined;
+  readonly validateParameters: ParameterValidator;
+}
+
+/** One rule of an enabled policy, its condition compiled (null: always matches). */
+export interface CompiledRule {
+  readonly policy: string;
+  readonly ruleIndex: number;
+  readonly capability: string;
+  readonly priority: number;
+  readonly outcome: Outcome;
+  readonly condition: CompiledCondition | null;
+}
+
+export interface IndexedPolicy {
+  readonly name: string;
+  readonly spec: PolicySpec;
+  readonly enabled: boolean;
+  readonly createdAt: string | undefined;
+  readonly status: ObjectStatus;
+}
+
+/** One entry of an ActorGrant's spec.grants, with where it came from. */
+export interface IndexedGrant {
+  readonly actorId: string;
+  /** When the ActorGrant names a type, the grant applies only to proposals of that type. */
+  readonly actorType: ActorType | undefined;
+  readonly capability: string;
+  readonly constraints: GrantConstraints;
+  /** Name of the ActorGrant object and the position in its spec.grants. */
+  readonly source: string;
+  readonly grantIndex: number;
+}
+
+export interface StatusEntry {
+  readonly kind: Kind;
+  readonly name: string;
+  readonly status: ObjectStatus;
+}
+
+export interface IndexCounts {
+  readonly capabilities: number;
+  readonly policies: number;
+  readonly enabledPolicies: number;
+  readonly rules: number;
+  readonly actorGrantObjects: number;
+  readonly grants: number;
+  readonly actors: number;
+  readonly notReady: number;
+}

@@ -1,0 +1,117 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import {
+  API_VERSION,
+  KINDS,
+  SPEC_SCHEMAS,
+  type ConfigObject,
+  type Kind,
+  type ObjectMeta,
+} from '../model/index.js';
+import { ajvErrorText } from './ajv-error-text.js';
+import { findForbiddenKey } from './forbidden-keys.js';
+
+export type ValidationResult = { ok: true; object: ConfigObject } | { ok: false; errors: string[] };
+
+/** Kubernetes object names (DNS-1123 subdomain). */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_SUBDOMAIN_MAX_LENGTH = 253;
+
+const metadataSchema = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string' },
+    uid: { type: 'string' },
+    generation: { type: 'integer' },
+    resourceVersion: { type: 'string' },
+    creationTimestamp: { type: 'string' },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+} as const;
+
+// Compiled once at module load; the CRD-only keyword is known but has no effect here.
+const ajv = new Ajv({ allErrors: true, strict: true, logger: false });
+ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields', schemaType: 'boolean' });
+const validateMetadata = ajv.compile(metadataSchema);
+const validateSpec: Record<Kind, ValidateFunction> = {
+  Capability: ajv.compile(SPEC_SCHEMAS.Capability),
+  Policy: ajv.compile(SPEC_SCHEMAS.Policy),
+  ActorGrant: ajv.compile(SPEC_SCHEMAS.ActorGrant),
+};
+
+/**
+ * Checks a raw (parsed YAML/JSON or informer) object against the kinds' schemas and
+ * returns a normalised deep copy: only the known metadata fields, no status.
+ */
+export function validateConfigObject(raw: unknown): ValidationResult {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { ok: false, errors: ['object: must be a mapping'] };
+  const forbidden = findForbiddenKey(raw, 'object');
+  if (forbidden) return { ok: false, errors: [`${forbidden}: this key is not allowed`] };
+  const input = withIsoTimestamp(raw as Record<string, unknown>);
+  const errors = [...envelopeErrors(input), ...metadataErrors(input.metadata)];
+  if (isKind(input.kind)) errors.push(...specErrors(input.kind, input.spec));
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, object: normalise(input) };
+}
+
+/** @kubernetes/client-node deserialises creationTimestamp to a Date. */
+function withIsoTimestamp(input: Record<string, unknown>): Record<string, unknown> {
+  const metadata = input.metadata as Record<string, unknown> | undefined;
+  if (!(metadata?.creationTimestamp instanceof Date)) return input;
+  return { ...input, metadata: { ...metadata, creationTimestamp: metadata.creationTimestamp.toISOString() } };
+}
+
+function envelopeErrors(input: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  if (input.apiVersion !== API_VERSION)
+    errors.push(`apiVersion: must be ${API_VERSION}, got ${JSON.stringify(input.apiVersion) ?? 'nothing'}`);
+  if (!isKind(input.kind))
+    errors.push(`kind: must be one of ${KINDS.join(', ')}, got ${JSON.stringify(input.kind) ?? 'nothing'}`);
+  return errors;
+}
+
+function metadataErrors(metadata: unknown): string[] {
+  if (!validateMetadata(metadata))
+    return (validateMetadata.errors ?? []).map((e) => ajvErrorText(e, 'metadata'));
+  const name = (metadata as ObjectMeta).name;
+  if (name.length > DNS_SUBDOMAIN_MAX_LENGTH || !DNS_SUBDOMAIN.test(name))
+    return [
+      `metadata.name: ${JSON.stringify(name)} is not a valid object name (lower case letters, digits, '-' and '.', ` +
+        `starting and ending with a letter or digit, at most ${DNS_SUBDOMAIN_MAX_LENGTH} characters)`,
+    ];
+  return [];
+}
+
+function specErrors(kind: Kind, spec: unknown): string[] {
+  const validate = validateSpec[kind];
+  if (validate(spec)) return [];
+  return (validate.errors ?? []).map((e) => ajvErrorText(e, 'spec'));
+}
+
+function isKind(value: unknown): value is Kind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+const META_FIELDS = [
+  'name',
+  'uid',
+  'generation',
+  'resourceVersion',
+  'creationTimestamp',
+  'labels',
+  'annotations',
+] as const;
+
+function normalise(input: Record<string, unknown>): ConfigObject {
+  const meta = input.metadata as Record<string, unknown>;
+  const metadata: Record<string, unknown> = {};
+  for (const field of META_FIELDS) if (meta[field] !== undefined) metadata[field] = meta[field];
+  return structuredClone({
+    apiVersion: API_VERSION,
+    kind: input.kind,
+    metadata,
+    spec: input.spec,
+  }) as unknown as ConfigObject;
+}
