@@ -1,4 +1,4 @@
-import type { IndexSnapshot } from '../index/index.js';
+import type { IndexedGrant, IndexSnapshot } from '../index/index.js';
 import type { EngineDecision, Evaluation, Proposal } from '../model/index.js';
 import { checkAuthority } from './authority-check.js';
 import { checkCapability } from './capability-check.js';
@@ -66,44 +66,59 @@ export function evaluateProposal(
   const authority = checkAuthority(snapshot, proposal, now);
   if (!authority.ok) return deny(authority.reason, { ...trail, authority_check: authority.code });
 
-  const policies = evaluatePolicies(snapshot.rulesFor(name), () => conditionBindings(proposal, now));
+  const decision = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant);
+  const limit = authority.grant.constraints.rateLimit;
+  return done(
+    decision,
+    limit
+      ? {
+          key: rateLimitKey(proposal.actor.id, name),
+          maxRequests: limit.maxRequests,
+          windowSeconds: limit.windowSeconds,
+        }
+      : null,
+  );
+}
+
+/** Steps 5 and 6, once capability and authority passed. */
+function decideByPolicies(
+  snapshot: IndexSnapshot,
+  proposal: Proposal,
+  now: Date,
+  settings: EngineSettings,
+  trail: Evaluation,
+  grant: IndexedGrant,
+): EngineDecision {
+  const risk = trail.risk_score;
+  const policies = evaluatePolicies(snapshot.rulesFor(proposal.action.capability), () =>
+    conditionBindings(proposal, now),
+  );
   const winner = policies.winner;
   const byPolicy = winner?.outcome ?? settings.defaultOutcome;
   const override =
     risk > settings.riskThreshold && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION');
   const outcome = override ? 'ESCALATE' : byPolicy;
   const reason = policyReason(winner, settings.defaultOutcome);
-  const grant = authority.grant;
-  const rateLimit = grant.constraints.rateLimit;
-  return done(
-    {
-      outcome,
-      reason: override ? riskOverrideReason(reason, risk, settings.riskThreshold) : reason,
-      risk_score: risk,
-      constraints: outcome === 'ALLOW' ? grantConstraints(grant.constraints) : {},
-      evaluation: {
-        ...trail,
-        authority_check: 'pass',
-        policies_evaluated: policies.policiesEvaluated,
-        policy_matched: winner?.policy ?? null,
-        rule_matched: winner
-          ? {
-              policy: winner.policy,
-              rule_index: winner.rule_index,
-              priority: winner.priority,
-              outcome: winner.outcome,
-            }
-          : null,
-        rules: policies.rules,
-        risk_override: override,
-      },
+  return {
+    outcome,
+    reason: override ? riskOverrideReason(reason, risk, settings.riskThreshold) : reason,
+    risk_score: risk,
+    constraints: outcome === 'ALLOW' ? grantConstraints(grant.constraints) : {},
+    evaluation: {
+      ...trail,
+      authority_check: 'pass',
+      policies_evaluated: policies.policiesEvaluated,
+      policy_matched: winner?.policy ?? null,
+      rule_matched: winner
+        ? {
+            policy: winner.policy,
+            rule_index: winner.rule_index,
+            priority: winner.priority,
+            outcome: winner.outcome,
+          }
+        : null,
+      rules: policies.rules,
+      risk_override: override,
     },
-    rateLimit
-      ? {
-          key: rateLimitKey(proposal.actor.id, name),
-          maxRequests: rateLimit.maxRequests,
-          windowSeconds: rateLimit.windowSeconds,
-        }
-      : null,
-  );
+  };
 }

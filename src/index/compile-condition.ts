@@ -49,8 +49,8 @@ function run(program: ReturnType<typeof plan>, bindings: ConditionBindings): Con
 }
 
 function describe(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'number' || typeof value === 'bigint') return `the number ${value}`;
   if (value === null) return 'null';
-  if (typeof value === 'bigint') return `the int ${value}`;
-  if (typeof value === 'object') return 'a list or map';
-  return `the ${typeof value} ${String(value)}`;
+  return `a value of type ${typeof value === 'object' ? 'list, map or message' : typeof value}`;
 }

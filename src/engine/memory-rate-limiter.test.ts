@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { MemoryRateLimiter } from './memory-rate-limiter.js';
+
+const limit = { key: 'k', maxRequests: 3, windowSeconds: 10 };
+
+describe('MemoryRateLimiter', () => {
+  it('admits up to maxRequests in a window and reports what remains', () => {
+    const limiter = new MemoryRateLimiter();
+    expect([0, 1, 2, 3].map((s) => limiter.admit(limit, s * 1000))).toEqual([
+      { admitted: true, remaining: 2 },
+      { admitted: true, remaining: 1 },
+      { admitted: true, remaining: 0 },
+      { admitted: false, remaining: 0 },
+    ]);
+  });
+
+  it('slides: each admission frees its slot exactly windowSeconds later', () => {
+    const limiter = new MemoryRateLimiter();
+    for (const t of [0, 4000, 8000]) limiter.admit(limit, t);
+    expect(limiter.admit(limit, 9999).admitted).toBe(false);
+    expect(limiter.admit(limit, 10_000).admitted).toBe(true); // the t=0 request left the window
+    expect(limiter.admit(limit, 13_999).admitted).toBe(false);
+    expect(limiter.admit(limit, 14_000).admitted).toBe(true);
+  });
+
+  it('does not count rejected requests', () => {
+    const limiter = new MemoryRateLimiter();
+    const one = { ...limit, maxRequests: 1 };
+    limiter.admit(one, 0);
+    for (let t = 1; t < 10_000; t += 500) expect(limiter.admit(one, t).admitted).toBe(false);
+    expect(limiter.admit(one, 10_000).admitted).toBe(true);
+  });
+
+  it('keeps separate counters per key', () => {
+    const limiter = new MemoryRateLimiter();
+    const one = { ...limit, maxRequests: 1 };
+    expect(limiter.admit(one, 0).admitted).toBe(true);
+    expect(limiter.admit({ ...one, key: 'other' }, 0).admitted).toBe(true);
+  });
+
+  it('prunes keys whose window has passed', () => {
+    const limiter = new MemoryRateLimiter({ sweepIntervalMs: 1000 });
+    for (let i = 0; i < 100; i++) limiter.admit({ ...limit, key: `k${i}` }, 0);
+    expect(limiter.size).toBe(100);
+    limiter.admit({ ...limit, key: 'fresh' }, 60_000);
+    expect(limiter.size).toBe(1);
+  });
+
+  it('never admits more than maxRequests within any window (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 80 }),
+        (maxRequests, windowSeconds, gaps) => {
+          const limiter = new MemoryRateLimiter({ sweepIntervalMs: 500 });
+          const request = { key: 'k', maxRequests, windowSeconds };
+          let now = 0;
+          const admitted: number[] = [];
+          for (const gap of gaps) {
+            now += gap;
+            if (limiter.admit(request, now).admitted) admitted.push(now);
+          }
+          const windowMs = windowSeconds * 1000;
+          return admitted.every(
+            (t) => admitted.filter((u) => u > t - windowMs && u <= t).length <= maxRequests,
+          );
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { API_VERSION } from '../model/index.js';
+import { validateConfigObject } from './validate-config-object.js';
+
+const capability = {
+  apiVersion: API_VERSION,
+  kind: 'Capability',
+  metadata: { name: 'payments-refund', creationTimestamp: '2024-01-01T00:00:00Z', managedFields: [{}] },
+  spec: { name: 'payments.refund', riskLevel: 'high', parameterSchema: { type: 'object' } },
+  status: { conditions: [] },
+};
+
+function errorsOf(raw: unknown): string[] {
+  const result = validateConfigObject(raw);
+  return result.ok ? [] : result.errors;
+}
+
+describe('validateConfigObject', () => {
+  it('accepts a valid object and returns a normalised copy', () => {
+    const result = validateConfigObject(capability);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.object).toEqual({
+      apiVersion: API_VERSION,
+      kind: 'Capability',
+      metadata: { name: 'payments-refund', creationTimestamp: '2024-01-01T00:00:00Z' },
+      spec: capability.spec,
+    });
+    expect(result.object.spec).not.toBe(capability.spec);
+  });
+
+  it('turns a Date creationTimestamp (client-node) into ISO 8601', () => {
+    const result = validateConfigObject({
+      ...capability,
+      metadata: { name: 'x', creationTimestamp: new Date('2024-02-03T04:05:06Z') },
+    });
+    expect(result.ok && result.object.metadata.creationTimestamp).toBe('2024-02-03T04:05:06.000Z');
+  });
+
+  it.each([
+    [
+      'wrong apiVersion',
+      { ...capability, apiVersion: 'v1' },
+      'apiVersion: must be governance.arbiter.dev/v1alpha1',
+    ],
+    ['unknown kind', { ...capability, kind: 'Thing' }, 'kind: must be one of Capability, Policy, ActorGrant'],
+    ['no metadata', { ...capability, metadata: undefined }, 'metadata: must be object'],
+    ['missing name', { ...capability, metadata: {} }, 'metadata.name: is required'],
+    [
+      'bad name',
+      { ...capability, metadata: { name: 'Payments_Refund' } },
+      'metadata.name: "Payments_Refund" is not a valid',
+    ],
+    ['name too long', { ...capability, metadata: { name: 'a'.repeat(254) } }, 'metadata.name:'],
+    ['missing spec field', { ...capability, spec: { name: 'a.b' } }, 'spec.riskLevel: is required'],
+    [
+      'bad enum',
+      { ...capability, spec: { name: 'a.b', riskLevel: 'extreme' } },
+      'spec.riskLevel: must be one of low, medium, high, critical',
+    ],
+    [
+      'bad capability name',
+      { ...capability, spec: { name: 'nodot', riskLevel: 'low' } },
+      'spec.name: must match pattern',
+    ],
+    [
+      'unknown field',
+      { ...capability, spec: { name: 'a.b', riskLevel: 'low', extra: 1 } },
+      'spec.extra: is not an allowed field',
+    ],
+    [
+      'nested rule field',
+      {
+        apiVersion: API_VERSION,
+        kind: 'Policy',
+        metadata: { name: 'p' },
+        spec: {
+          rules: [
+            { capability: 'a.b', outcome: 'ALLOW' },
+            { capability: 'a.b', outcome: 'MAYBE' },
+          ],
+        },
+      },
+      'spec.rules[1].outcome: must be one of ALLOW, DENY, ESCALATE, REQUIRE_CONFIRMATION',
+    ],
+    [
+      'grant time window',
+      {
+        apiVersion: API_VERSION,
+        kind: 'ActorGrant',
+        metadata: { name: 'g' },
+        spec: {
+          actor: { id: 'a' },
+          grants: [
+            {
+              capability: 'a.b',
+              constraints: { timeWindow: { start: '25:00', end: '10:00', timezone: 'UTC' } },
+            },
+          ],
+        },
+      },
+      'spec.grants[0].constraints.timeWindow.start: must match pattern',
+    ],
+    ['not an object', 'hello', 'object: must be a mapping'],
+    ['an array', [], 'object: must be a mapping'],
+  ])('rejects %s', (_, raw, expected) => {
+    expect(errorsOf(raw).join('\n')).toContain(expected);
+  });
+
+  it('reports several errors at once', () => {
+    expect(errorsOf({ apiVersion: 'x', kind: 'y', metadata: {} })).toHaveLength(3);
+  });
+
+  it.each([
+    [
+      '__proto__ in a parameter schema',
+      JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}') as Record<string, unknown>,
+    ],
+    ['constructor deep inside', { type: 'object', properties: { a: { properties: { constructor: {} } } } }],
+  ])('rejects %s', (_, parameterSchema) => {
+    const errors = errorsOf({ ...capability, spec: { ...capability.spec, parameterSchema } });
+    expect(errors[0]).toMatch(
+      /^object\.spec\.parameterSchema\.properties\..*(__proto__|constructor): this key is not allowed$/,
+    );
+  });
+});
