@@ -10,8 +10,17 @@ export type {
   IndexedPolicy,
   StatusEntry,
 } from './indexed-types.js';
-export type { CompiledCondition, ConditionBindings, ConditionResult } from './compile-condition.js';
+export type {
+  CompiledCondition,
+  CompileResult,
+  ConditionBindings,
+  ConditionResult,
+} from './compile-condition.js';
 export { compileCondition } from './compile-condition.js';
-export type { ParameterValidator } from './compile-parameter-schema.js';
+export {
+  compileParameterSchema,
+  type ParameterValidator,
+  type SchemaCompileResult,
+} from './compile-parameter-schema.js';
 export { CONDITION_VARIABLES } from './condition-identifiers.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
