@@ -1,0 +1,245 @@
+import { stringify } from 'yaml';
+import { API_GROUP, KINDS, SPEC_SCHEMAS, type Kind } from '../src/model/index.js';
+
+/**
+ * Builds the CustomResourceDefinitions in crds/ from the spec JSON Schemas of
+ * src/model/spec-schemas.ts (the one source of truth) plus what only Kubernetes needs:
+ * names, printer columns, the status schema, list types and CEL rules. `npm run gen:crds`
+ * writes them; test/operator/crd-manifests.test.ts fails when the committed files drift.
+ */
+
+export const CRD_VERSION = 'v1alpha1';
+export const CRD_CATEGORY = 'arbiter';
+
+type Schema = Record<string, unknown>;
+
+export interface CrdNames {
+  kind: Kind;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+}
+
+export const CRD_NAMES: Record<Kind, CrdNames> = {
+  Capability: { kind: 'Capability', plural: 'capabilities', singular: 'capability', shortNames: ['cap'] },
+  Policy: { kind: 'Policy', plural: 'policies', singular: 'policy', shortNames: ['gpol'] },
+  ActorGrant: { kind: 'ActorGrant', plural: 'actorgrants', singular: 'actorgrant', shortNames: ['agrant'] },
+};
+
+interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+const READY = '.status.conditions[?(@.type=="Ready")]';
+const readyColumns: PrinterColumn[] = [
+  { name: 'Ready', type: 'string', jsonPath: `${READY}.status`, description: 'Whether the controller accepted the object.' },
+  { name: 'Reason', type: 'string', jsonPath: `${READY}.reason`, priority: 1, description: 'Why it is (not) ready.' },
+];
+const ageColumn: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+const PRINTER_COLUMNS: Record<Kind, PrinterColumn[]> = {
+  Capability: [
+    { name: 'Name', type: 'string', jsonPath: '.spec.name', description: 'Dotted capability name.' },
+    { name: 'Risk', type: 'string', jsonPath: '.spec.riskLevel' },
+    ...readyColumns,
+    ageColumn,
+    { name: 'Description', type: 'string', jsonPath: '.spec.description', priority: 1 },
+  ],
+  Policy: [
+    { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled' },
+    // JSONPath cannot count; the controller writes the count into status.
+    { name: 'Rules', type: 'integer', jsonPath: '.status.ruleCount', description: 'Number of rules.' },
+    ...readyColumns,
+    ageColumn,
+    { name: 'Description', type: 'string', jsonPath: '.spec.description', priority: 1 },
+  ],
+  ActorGrant: [
+    { name: 'Actor', type: 'string', jsonPath: '.spec.actor.id' },
+    { name: 'Type', type: 'string', jsonPath: '.spec.actor.type', priority: 1 },
+    { name: 'Grants', type: 'integer', jsonPath: '.status.grantCount', description: 'Number of grants.' },
+    ...readyColumns,
+    ageColumn,
+  ],
+};
+
+/** metav1.Condition, as controller-gen renders it. */
+const conditionSchema: Schema = {
+  type: 'object',
+  required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+  properties: {
+    type: {
+      type: 'string',
+      maxLength: 316,
+      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    },
+    status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+    observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+    lastTransitionTime: { type: 'string', format: 'date-time' },
+    reason: { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
+    message: { type: 'string', maxLength: 32768 },
+  },
+};
+
+const COUNT_FIELDS: Partial<Record<Kind, Record<string, string>>> = {
+  Policy: { ruleCount: 'Number of rules in spec.rules (shown by kubectl get).' },
+  ActorGrant: { grantCount: 'Number of grants in spec.grants (shown by kubectl get).' },
+};
+
+function statusSchema(kind: Kind): Schema {
+  const counts = Object.fromEntries(
+    Object.entries(COUNT_FIELDS[kind] ?? {}).map(([field, description]) => [
+      field,
+      { type: 'integer', minimum: 0, description },
+    ]),
+  );
+  return {
+    type: 'object',
+    description: 'Written by the Arbiter controller.',
+    properties: {
+      observedGeneration: {
+        type: 'integer',
+        format: 'int64',
+        minimum: 0,
+        description: 'The metadata.generation the conditions describe.',
+      },
+      conditions: {
+        type: 'array',
+        maxItems: 8,
+        items: conditionSchema,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      },
+      ...counts,
+    },
+  };
+}
+
+/**
+ * Structural schemas forbid `additionalProperties` next to `properties`; unknown fields
+ * are pruned by the API server instead, which is what `additionalProperties: false` means
+ * to ajv. A schema-valued additionalProperties (a map) is kept.
+ */
+export function toStructural(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toStructural);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && typeof value === 'boolean') continue;
+    out[key] = key === 'enum' || key === 'required' ? [...(value as unknown[])] : toStructural(value);
+  }
+  return out;
+}
+
+/** Kubernetes-only additions, applied to the structural copy of a kind's spec schema. */
+function addKubernetesRules(kind: Kind, spec: Schema): Schema {
+  if (kind !== 'ActorGrant') return spec;
+  const properties = spec.properties as Record<string, Schema>;
+  const grants = properties.grants as Schema;
+  properties.grants = {
+    ...grants,
+    'x-kubernetes-validations': [
+      {
+        // O(n²) over at most maxItems grants: within the CEL cost budget of the API server.
+        rule: 'self.all(g, self.exists_one(h, h.capability == g.capability))',
+        message: 'each capability may be granted only once per ActorGrant; merge the constraints',
+      },
+    ],
+  };
+  return spec;
+}
+
+export function specSchemaFor(kind: Kind): Schema {
+  return addKubernetesRules(kind, toStructural(SPEC_SCHEMAS[kind]) as Schema);
+}
+
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels: Record<string, string> };
+  spec: Schema;
+}
+
+export function buildCrd(kind: Kind): CustomResourceDefinition {
+  const names = CRD_NAMES[kind];
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${names.plural}.${API_GROUP}`,
+      labels: { 'app.kubernetes.io/name': 'arbiter', 'app.kubernetes.io/component': 'crd' },
+    },
+    spec: {
+      group: API_GROUP,
+      scope: 'Cluster',
+      names: {
+        kind,
+        listKind: `${kind}List`,
+        plural: names.plural,
+        singular: names.singular,
+        shortNames: names.shortNames,
+        categories: [CRD_CATEGORY],
+      },
+      versions: [
+        {
+          name: CRD_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: PRINTER_COLUMNS[kind],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: `An Arbiter ${kind} (see the README and docs/ for its meaning).`,
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: specSchemaFor(kind),
+                status: statusSchema(kind),
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function crdFileName(kind: Kind): string {
+  return `${API_GROUP}_${CRD_NAMES[kind].plural}.yaml`;
+}
+
+const HEADER =
+  '# Generated by scripts/gen-crds.ts from src/model/spec-schemas.ts. Do not edit by hand:\n' +
+  '# change the schema, then run `npm run gen:crds` (a test fails when this file drifts).\n';
+
+/** The files of crds/, by file name. */
+export function renderCrdFiles(): Map<string, string> {
+  return new Map(
+    KINDS.map((kind) => [crdFileName(kind), HEADER + stringify(buildCrd(kind), { lineWidth: 0 })]),
+  );
+}
+
+/** Removes every `x-kubernetes-validations` (CEL rules), for API servers older than 1.25. */
+export function withoutCelRules<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutCelRules) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'x-kubernetes-validations')
+      .map(([key, child]) => [key, withoutCelRules(child)]),
+  ) as T;
+}
+
+/**
+ * CEL validation rules are enabled by default from Kubernetes 1.25 (beta; GA in 1.29).
+ * Older servers do not know the field: see docs/testing.md for how each installer copes.
+ */
+export function supportsCelRules(version: { major: number; minor: number }): boolean {
+  return version.major > 1 || (version.major === 1 && version.minor >= 25);
+}
