@@ -1,0 +1,60 @@
+import { GENESIS_HASH } from '../chain.js';
+
+/**
+ * Compare-and-append of one sealed batch, atomic in Redis.
+ *
+ * KEYS: 1 head, 2 stream, 3 ids, 4 time index, 5 cancel tombstone of this batch,
+ *       6.. the equality index keys of each entry, in entry order.
+ * ARGV: 1 expected head seq, 2 expected head hash, 3 entry count,
+ *       then per entry: id, entry JSON, hash, timestamp ms, number of index keys.
+ * Reply: {'ok', last seq} | {'conflict', head seq, head hash} | {'landed', first seq}
+ *        | {'cancelled'} | {'headless'}.
+ *
+ * All checks run before the first write, and only the first XADD of a batch can fail
+ * (later ids are larger), so an error reply means nothing was written.
+ */
+export const APPEND_SCRIPT = `
+if redis.call('EXISTS', KEYS[5]) == 1 then return {'cancelled'} end
+local landed = redis.call('HGET', KEYS[3], ARGV[4])
+if landed then return {'landed', landed} end
+local head = redis.call('HMGET', KEYS[1], 'seq', 'hash')
+if not head[1] and redis.call('XLEN', KEYS[2]) > 0 then return {'headless'} end
+local seq = tonumber(head[1] or '0')
+local hash = head[2] or '${GENESIS_HASH}'
+if seq ~= tonumber(ARGV[1]) or hash ~= ARGV[2] then
+  return {'conflict', tostring(seq), hash}
+end
+local n = tonumber(ARGV[3])
+local a = 4
+local k = 6
+local lastId, lastHash
+for i = 1, n do
+  local id, json, h, t, nIdx = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4])
+  a = a + 5
+  seq = seq + 1
+  local s = string.format('%d', seq)
+  redis.call('XADD', KEYS[2], s .. '-0', 'entry', json)
+  redis.call('HSET', KEYS[3], id, s)
+  redis.call('ZADD', KEYS[4], t, s)
+  for j = 1, nIdx do
+    redis.call('ZADD', KEYS[k], s, s)
+    k = k + 1
+  end
+  lastId, lastHash = id, h
+end
+redis.call('HSET', KEYS[1], 'seq', string.format('%d', seq), 'hash', lastHash, 'id', lastId)
+return {'ok', string.format('%d', seq)}
+`;
+
+/**
+ * Settles a batch whose append reply never came: either it is stored (reply {'landed',
+ * first seq}) or a tombstone makes sure it never will be (reply {'cancelled'}).
+ *
+ * KEYS: 1 ids, 2 cancel tombstone. ARGV: 1 id of the batch's first entry, 2 tombstone TTL in seconds.
+ */
+export const SETTLE_SCRIPT = `
+local landed = redis.call('HGET', KEYS[1], ARGV[1])
+if landed then return {'landed', landed} end
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[2])
+return {'cancelled'}
+`;

@@ -1,0 +1,81 @@
+import type { Redis } from 'ioredis';
+import type { ChainBreak, ChainHead, Checkpoint, VerifyReport } from '../audit-log.js';
+import { ChainVerifier } from '../chain-verifier.js';
+import { type RedisAuditKeys, streamId } from './redis-keys.js';
+import { scanStream, type StreamItem } from './stream-reader.js';
+
+/**
+ * Feeds stream items to a ChainVerifier, adding the checks only the Redis layout can
+ * make: an item that is not an entry, or an entry stored under another seq's stream id.
+ */
+async function feed(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  verifier: ChainVerifier,
+  range: { fromSeq: number; toSeq?: number; chunkEntries: number },
+): Promise<ChainBreak | undefined> {
+  let layoutBreak: ChainBreak | undefined;
+  let expected = range.fromSeq;
+  await scanStream(redis, keys, range, (item: StreamItem) => {
+    if ('invalid' in item.entry) {
+      layoutBreak = { seq: expected, reason: `stream item ${item.streamId}: ${item.entry.invalid}` };
+      return false;
+    }
+    if (item.streamId !== streamId(item.entry.seq)) {
+      layoutBreak = {
+        seq: expected,
+        entry_id: item.entry.id,
+        reason: `stream item ${item.streamId} holds an entry with seq ${item.entry.seq}`,
+      };
+      return false;
+    }
+    if (verifier.push(item.entry)) return false;
+    expected = item.entry.seq + 1;
+    return true;
+  });
+  return layoutBreak;
+}
+
+/** Verifies the whole stream against the checkpoints and the stored chain head. */
+export async function verifyStream(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  checkpoints: readonly Checkpoint[],
+  storedHead: ChainHead,
+  chunkEntries: number,
+): Promise<VerifyReport> {
+  const verifier = new ChainVerifier(null, checkpoints);
+  const layoutBreak = await feed(redis, keys, verifier, { fromSeq: 1, chunkEntries });
+  const report = verifier.finish();
+  if (layoutBreak) return { ...report, ok: false, break: layoutBreak };
+  if (!report.ok) return report;
+  if (storedHead.seq > report.head.seq) {
+    const reason = `log ends at seq ${report.head.seq} but the chain head records seq ${storedHead.seq}: entries were truncated`;
+    return { ...report, ok: false, break: { seq: report.head.seq + 1, reason } };
+  }
+  if (storedHead.seq !== report.head.seq || storedHead.hash !== report.head.hash) {
+    const reason = `the chain head (seq ${storedHead.seq}) does not match the last entry (seq ${report.head.seq})`;
+    return { ...report, ok: false, break: { seq: storedHead.seq, reason } };
+  }
+  return report;
+}
+
+/** True when the chain holds from the nearest checkpoint before seq up to seq itself. */
+export async function verifyUpTo(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  seq: number,
+  checkpoints: readonly Checkpoint[],
+  chunkEntries: number,
+): Promise<boolean> {
+  const usable = checkpoints.filter((c) => c.seq <= seq);
+  const start = usable.filter((c) => c.seq < seq).sort((a, b) => b.seq - a.seq)[0] ?? null;
+  const verifier = new ChainVerifier(start, usable);
+  const layoutBreak = await feed(redis, keys, verifier, {
+    fromSeq: (start?.seq ?? 0) + 1,
+    toSeq: seq,
+    chunkEntries,
+  });
+  const report = verifier.finish();
+  return !layoutBreak && report.ok && report.head.seq === seq;
+}

@@ -1,0 +1,75 @@
+import type { Checkpoint, CheckpointStore } from '../audit-log.js';
+import type { AuditLogger } from './logger.js';
+
+export interface CheckpointSettings {
+  store: CheckpointStore;
+  /** Checkpoint when the head is this many entries past the last checkpoint. */
+  everyEntries: number;
+  /** Checkpoint a moved head at least this often (0 disables the timer). */
+  intervalMs: number;
+  /** Only the leader writes checkpoints; every replica reads them. */
+  isLeader: () => boolean;
+  /** How long a listed set of checkpoints is reused before reading the store again. */
+  listCacheMs: number;
+}
+
+/**
+ * Decides when to checkpoint the chain head and keeps a cached view of the stored
+ * checkpoints. Saving is off the append path: a failed save is logged, never fatal.
+ */
+export class Checkpointer {
+  private cached: { at: number; checkpoints: Checkpoint[] } | undefined;
+  private lastSavedSeq = 0;
+  private saving: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly settings: CheckpointSettings,
+    private readonly logger: AuditLogger,
+  ) {}
+
+  async start(readHead: () => Promise<Checkpoint | undefined>): Promise<void> {
+    const existing = await this.list(true);
+    this.lastSavedSeq = existing[existing.length - 1]?.seq ?? 0;
+    if (this.settings.intervalMs > 0) {
+      this.timer = setInterval(() => {
+        readHead().then(
+          (head) => head && this.offer(head, true),
+          (err: unknown) => this.logger.warn({ err }, 'audit checkpoint timer could not read the chain head'),
+        );
+      }, this.settings.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** A new head is known; saves it when due (or whenever it moved, for `force`). */
+  offer(head: Checkpoint, force = false): void {
+    if (!this.settings.isLeader() || head.seq <= this.lastSavedSeq) return;
+    if (!force && head.seq - this.lastSavedSeq < this.settings.everyEntries) return;
+    this.lastSavedSeq = head.seq;
+    this.saving = this.saving.then(async () => {
+      try {
+        await this.settings.store.save(head);
+        this.cached = undefined;
+      } catch (err) {
+        this.logger.warn({ err, seq: head.seq }, 'audit checkpoint could not be saved');
+      }
+    });
+  }
+
+  /** Retained checkpoints, oldest first. */
+  async list(fresh = false): Promise<Checkpoint[]> {
+    const now = Date.now();
+    if (!fresh && this.cached && now - this.cached.at < this.settings.listCacheMs)
+      return this.cached.checkpoints;
+    const checkpoints = [...(await this.settings.store.list())].sort((a, b) => a.seq - b.seq);
+    this.cached = { at: now, checkpoints };
+    return checkpoints;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.saving;
+  }
+}

@@ -1,0 +1,52 @@
+import type { AuditEntry } from '../audit-log.js';
+import { INDEXED_FIELDS, type RedisAuditKeys } from './redis-keys.js';
+
+/** Field of a stream entry that holds the entry as JSON. */
+export const ENTRY_FIELD = 'entry';
+
+export function encodeEntry(entry: AuditEntry): string {
+  return JSON.stringify(entry);
+}
+
+/** Parses a stored entry; returns a reason instead when it is not one (a tampered stream). */
+export function decodeEntry(json: string): AuditEntry | { invalid: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return { invalid: 'stored entry is not valid JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { invalid: 'stored entry is not a JSON object' };
+  }
+  const entry = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(entry.seq) || typeof entry.id !== 'string' || typeof entry.hash !== 'string') {
+    return { invalid: 'stored entry lacks seq, id or hash' };
+  }
+  return value as AuditEntry;
+}
+
+/** Decodes or throws: for reads, where a malformed entry is a storage fault. */
+export function decodeEntryOrThrow(json: string): AuditEntry {
+  const decoded = decodeEntry(json);
+  if ('invalid' in decoded) throw new Error(decoded.invalid);
+  return decoded;
+}
+
+/** The `entry` field of an XRANGE item's flat [field, value, ...] list. */
+export function entryField(fields: readonly string[]): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] === ENTRY_FIELD) return fields[i + 1];
+  }
+  return undefined;
+}
+
+/** The equality index keys an entry belongs to (null fields are not indexed). */
+export function indexKeysOf(keys: RedisAuditKeys, entry: AuditEntry): string[] {
+  const out: string[] = [];
+  for (const field of INDEXED_FIELDS) {
+    const value = entry[field];
+    if (value !== null && value !== undefined) out.push(keys.index(field, value));
+  }
+  return out;
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
+import type {
+  AuditEntry,
+  AuditEventInput,
+  AuditLog,
+  AuditPage,
+  AuditQuery,
+  ChainHead,
+  Checkpoint,
+  CheckpointStore,
+  VerifyReport,
+} from '../audit-log.js';
+import { GENESIS_HASH } from '../chain.js';
+import { ChainAppender } from './chain-appender.js';
+import { verifyStream, verifyUpTo } from './chain-check.js';
+import { Checkpointer } from './checkpointer.js';
+import { queryIndexes } from './index-query.js';
+import { type AuditLogger, SILENT_LOGGER } from './logger.js';
+import { DEFAULT_KEY_PREFIX, RedisAuditKeys } from './redis-keys.js';
+import { readEntries } from './stream-reader.js';
+import { StreamTail } from './stream-tail.js';
+import { withTimeout } from './timeout.js';
+
+export interface RedisAuditLogOptions {
+  /** A redis:// URL, or a client whose settings are copied: the log always opens its own connections. */
+  redis: Redis | string;
+  /** Default `arbiter:{audit}`; keep a `{hash tag}` in it on a Redis Cluster. */
+  keyPrefix?: string;
+  /** Bound on one append, queueing included; past it the append rejects (503). Default 2000. */
+  appendTimeoutMs?: number;
+  /** Extra bound on settling an append whose reply was lost. Default 1000. */
+  settleTimeoutMs?: number;
+  /** Bound on reads (query, get, verify chunks). Default 5000. */
+  readTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Most entries in one group commit. Default 100. */
+  maxBatchEntries?: number;
+  /** Compare-and-append attempts of one batch. Default 32. */
+  maxAppendAttempts?: number;
+  /** After each append, WAIT until this many replicas have it (or timeoutMs passes). */
+  waitReplicas?: { count: number; timeoutMs: number };
+  checkpoints?: {
+    store: CheckpointStore;
+    /** Default 1000. */
+    everyEntries?: number;
+    /** Default 60000; 0 disables the timer. */
+    intervalMs?: number;
+    /** Default: always (a single replica). */
+    isLeader?: () => boolean;
+  };
+  /** XRANGE COUNT of verification scans. Default 1000. */
+  verifyChunkEntries?: number;
+  logger?: AuditLogger;
+  /** Clock of checkpoint times. */
+  now?: () => Date;
+  /** Ids of new entries (the decision's audit_ref). Default: random UUID. */
+  newId?: () => string;
+}
+
+const DEFAULTS = {
+  keyPrefix: DEFAULT_KEY_PREFIX,
+  appendTimeoutMs: 2000,
+  settleTimeoutMs: 1000,
+  readTimeoutMs: 5000,
+  connectTimeoutMs: 5000,
+  maxBatchEntries: 100,
+  maxAppendAttempts: 32,
+  verifyChunkEntries: 1000,
+  logger: SILENT_LOGGER as AuditLogger,
+  now: (): Date => new Date(),
+  newId: (): string => randomUUID(),
+};
+
+/**
+ * Connection settings that keep a command from running later than the caller was told:
+ * no offline queue, no resending of unanswered commands after a reconnect.
+ */
+const FAIL_FAST: RedisOptions = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  maxRetriesPerRequest: 0,
+  retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+};
+
+const CANCEL_TTL_SECONDS = 24 * 60 * 60;
+
+/** Opens the Redis audit log: connects, reads the chain head and the checkpoints. */
+export async function openRedisAuditLog(options: RedisAuditLogOptions): Promise<RedisAuditLog> {
+  const settings = { ...DEFAULTS, ...options };
+  const connectOptions: RedisOptions = { ...FAIL_FAST, connectTimeout: settings.connectTimeoutMs };
+  const connection =
+    typeof options.redis === 'string'
+      ? new Redis(options.redis, connectOptions)
+      : options.redis.duplicate(connectOptions);
+  // Connection errors surface through commands; without a listener ioredis would print them.
+  connection.on('error', () => undefined);
+  const keys = new RedisAuditKeys(settings.keyPrefix);
+  try {
+    await withTimeout(connection.connect(), settings.connectTimeoutMs, 'Redis connect');
+    const head = await readHead(connection, keys);
+    const log = new RedisAuditLog(connection, keys, head, settings);
+    await log.start();
+    return log;
+  } catch (err) {
+    connection.disconnect();
+    throw new AuditUnavailableError('cannot open the Redis audit log', { cause: err });
+  }
+}
+
+type Settings = typeof DEFAULTS & RedisAuditLogOptions;
+
+/** The audit chain in a Redis stream, shared by every replica; see docs/audit-redis.md. */
+export class RedisAuditLog implements AuditLog {
+  private readonly appender: ChainAppender;
+  private readonly checkpointer: Checkpointer | undefined;
+  private readonly tail: StreamTail;
+  private closed = false;
+
+  /** Use openRedisAuditLog. */
+  constructor(
+    private readonly redis: Redis,
+    readonly keys: RedisAuditKeys,
+    head: ChainHead,
+    private readonly settings: Settings,
+  ) {
+    const cp = settings.checkpoints;
+    this.checkpointer = cp
+      ? new Checkpointer(
+          {
+            store: cp.store,
+            everyEntries: cp.everyEntries ?? 1000,
+            intervalMs: cp.intervalMs ?? 60_000,
+            isLeader: cp.isLeader ?? (() => true),
+            listCacheMs: 5000,
+          },
+          settings.logger,
+        )
+      : undefined;
+    this.appender = new ChainAppender(redis, keys, head, {
+      appendTimeoutMs: settings.appendTimeoutMs,
+      settleTimeoutMs: settings.settleTimeoutMs,
+      maxBatchEntries: settings.maxBatchEntries,
+      maxAttempts: settings.maxAppendAttempts,
+      waitReplicas: settings.waitReplicas,
+      cancelTtlSeconds: CANCEL_TTL_SECONDS,
+      newId: settings.newId,
+      logger: settings.logger,
+      onStored: (entries) => {
+        const last = entries[entries.length - 1];
+        if (last) this.checkpointer?.offer(this.checkpointOf(last));
+      },
+    });
+    this.tail = new StreamTail(
+      () => redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: false }),
+      keys.stream,
+      settings.logger,
+    );
+  }
+
+  /** @internal called by openRedisAuditLog. */
+  async start(): Promise<void> {
+    await this.checkpointer?.start(() => this.headCheckpoint());
+  }
+
+  append(event: AuditEventInput): Promise<AuditEntry> {
+    if (this.closed) return Promise.reject(new AuditUnavailableError('the audit log is closed'));
+    return this.appender.append(event);
+  }
+
+  query(query: AuditQuery): Promise<AuditPage> {
+    return this.read('audit query', () => queryIndexes(this.redis, this.keys, query, this.settings.logger));
+  }
+
+  get(id: string): Promise<AuditEntry | undefined> {
+    return this.read('audit get', async () => {
+      const seq = await this.redis.hget(this.keys.ids, id);
+      if (seq === null) return undefined;
+      const [entry] = await readEntries(this.redis, this.keys, [Number(seq)]);
+      return entry?.id === id ? entry : undefined;
+    });
+  }
+
+  byDecision(decisionId: string): Promise<AuditEntry[]> {
+    return this.read('audit by decision', async () => {
+      const seqs = await this.redis.zrange(this.keys.index('decision_id', decisionId), 0, -1);
+      return readEntries(this.redis, this.keys, seqs.map(Number));
+    });
+  }
+
+  isVerified(seq: number): Promise<boolean> {
+    return this.read('audit chain check', async () => {
+      if (!Number.isSafeInteger(seq) || seq < 1) return false;
+      const head = await readHead(this.redis, this.keys);
+      if (seq > head.seq) return false;
+      const checkpoints = (await this.checkpointer?.list()) ?? [];
+      return verifyUpTo(this.redis, this.keys, seq, checkpoints, this.settings.verifyChunkEntries);
+    });
+  }
+
+  /** A full scan; not bounded by readTimeoutMs as a whole, only by Redis answering each chunk. */
+  async verify(): Promise<VerifyReport> {
+    try {
+      const checkpoints = (await this.checkpointer?.list(true)) ?? [];
+      const head = await readHead(this.redis, this.keys);
+      return await verifyStream(this.redis, this.keys, checkpoints, head, this.settings.verifyChunkEntries);
+    } catch (err) {
+      throw new AuditUnavailableError('audit verification could not read Redis', { cause: err });
+    }
+  }
+
+  head(): Promise<ChainHead> {
+    return this.read('audit head', () => readHead(this.redis, this.keys));
+  }
+
+  subscribe(listener: (entry: AuditEntry) => void): () => void {
+    return this.tail.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.appender.idle();
+    if (this.appender.doubtfulCount > 0) await this.appender.settleDoubtful(this.settings.settleTimeoutMs);
+    await this.tail.stop();
+    if (this.checkpointer) {
+      const head = await this.headCheckpoint().catch(() => undefined);
+      if (head) this.checkpointer.offer(head, true);
+      await this.checkpointer.stop();
+    }
+    await withTimeout(this.redis.quit(), 1000, 'Redis quit').catch(() => this.redis.disconnect());
+  }
+
+  private async headCheckpoint(): Promise<Checkpoint | undefined> {
+    const [seq, hash, id] = await this.redis.hmget(this.keys.head, 'seq', 'hash', 'id');
+    if (!seq || !hash || !id) return undefined;
+    return { seq: Number(seq), hash, entry_id: id, time: this.settings.now().toISOString() };
+  }
+
+  private checkpointOf(entry: AuditEntry): Checkpoint {
+    return { seq: entry.seq, hash: entry.hash, entry_id: entry.id, time: this.settings.now().toISOString() };
+  }
+
+  private async read<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await withTimeout(run(), this.settings.readTimeoutMs, what);
+    } catch (err) {
+      if (err instanceof ArbiterError) throw err;
+      throw new AuditUnavailableError(`${what} could not read Redis`, { cause: err });
+    }
+  }
+}
+
+async function readHead(redis: Redis, keys: RedisAuditKeys): Promise<ChainHead> {
+  const [seq, hash] = await redis.hmget(keys.head, 'seq', 'hash');
+  return seq && hash ? { seq: Number(seq), hash } : { seq: 0, hash: GENESIS_HASH };
+}

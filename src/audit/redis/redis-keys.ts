@@ -1,0 +1,54 @@
+/** Default key prefix; the braces are a Redis Cluster hash tag so every key of the log shares one slot. */
+export const DEFAULT_KEY_PREFIX = 'arbiter:{audit}';
+
+/** Query filters kept as Redis indexes (sorted sets of seq). */
+export const INDEXED_FIELDS = ['actor_id', 'capability', 'outcome', 'decision_id', 'event_type'] as const;
+export type IndexedField = (typeof INDEXED_FIELDS)[number];
+
+/**
+ * The Redis key layout of one audit chain. Every key the scripts touch is named here
+ * and passed to them in KEYS, so the layout is also valid on a Redis Cluster.
+ */
+export class RedisAuditKeys {
+  constructor(readonly prefix: string = DEFAULT_KEY_PREFIX) {}
+
+  /** Stream of entries; the stream id of entry seq is `<seq>-0`, the entry is JSON in field `entry`. */
+  get stream(): string {
+    return `${this.prefix}:stream`;
+  }
+
+  /** Hash {seq, hash, id}: the chain head that the append script compares and moves. */
+  get head(): string {
+    return `${this.prefix}:head`;
+  }
+
+  /** Hash entry id -> seq. */
+  get ids(): string {
+    return `${this.prefix}:ids`;
+  }
+
+  /** Sorted set member seq, score = timestamp in epoch ms. */
+  get time(): string {
+    return `${this.prefix}:idx:time`;
+  }
+
+  /** Scratch sorted set a query script builds and deletes within one atomic run. */
+  get scratch(): string {
+    return `${this.prefix}:scratch`;
+  }
+
+  /** Sorted set member seq, score seq, of the entries whose `field` equals `value`. */
+  index(field: IndexedField, value: string): string {
+    return `${this.prefix}:idx:${field}:${value}`;
+  }
+
+  /** Tombstone of a batch whose append timed out: the script refuses to store it later. */
+  cancelled(batchId: string): string {
+    return `${this.prefix}:cancelled:${batchId}`;
+  }
+}
+
+/** Stream id of the entry at seq: the stream is keyed by seq so a range of seqs is one XRANGE. */
+export function streamId(seq: number): string {
+  return `${seq}-0`;
+}

@@ -1,0 +1,56 @@
+import type { Redis } from 'ioredis';
+import type { AuditEntry } from '../audit-log.js';
+import { decodeEntry, entryField } from './entry-codec.js';
+import { type RedisAuditKeys, streamId } from './redis-keys.js';
+
+/** One stream item: its stream id and the decoded entry, or why it is not one. */
+export interface StreamItem {
+  streamId: string;
+  entry: AuditEntry | { invalid: string };
+}
+
+/**
+ * Reads the stream from `fromSeq` to `toSeq` (inclusive; undefined = the end) in chunks
+ * of XRANGE COUNT, so memory stays bounded whatever the log length. visit returns false to stop.
+ */
+export async function scanStream(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  range: { fromSeq: number; toSeq?: number; chunkEntries: number },
+  visit: (item: StreamItem) => boolean,
+): Promise<void> {
+  let start = streamId(range.fromSeq);
+  const end = range.toSeq === undefined ? '+' : streamId(range.toSeq);
+  for (;;) {
+    const items = await redis.xrange(keys.stream, start, end, 'COUNT', range.chunkEntries);
+    for (const [id, fields] of items) {
+      const json = entryField(fields);
+      const entry = json === undefined ? { invalid: 'stream item has no entry field' } : decodeEntry(json);
+      if (!visit({ streamId: id, entry })) return;
+    }
+    const last = items[items.length - 1];
+    if (!last || items.length < range.chunkEntries) return;
+    start = `(${last[0]}`;
+  }
+}
+
+/** Entries at the given seqs, in that order; missing ones are left out. */
+export async function readEntries(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  seqs: readonly number[],
+): Promise<AuditEntry[]> {
+  if (seqs.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const seq of seqs) pipeline.xrange(keys.stream, streamId(seq), streamId(seq));
+  const results = (await pipeline.exec()) ?? [];
+  const entries: AuditEntry[] = [];
+  for (const [err, items] of results) {
+    if (err) throw err;
+    const item = (items as [string, string[]][])[0];
+    const json = item ? entryField(item[1]) : undefined;
+    const entry = json === undefined ? undefined : decodeEntry(json);
+    if (entry && !('invalid' in entry)) entries.push(entry);
+  }
+  return entries;
+}

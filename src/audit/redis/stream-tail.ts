@@ -1,0 +1,79 @@
+import type { Redis } from 'ioredis';
+import type { AuditEntry } from '../audit-log.js';
+import { decodeEntry, entryField } from './entry-codec.js';
+import type { AuditLogger } from './logger.js';
+import { sleep } from './timeout.js';
+
+const BLOCK_MS = 1000;
+const RETRY_DELAY_MS = 1000;
+
+/**
+ * Live feed of the stream for subscribers: entries appended by any replica, in chain
+ * order. It runs its own blocking connection only while someone listens.
+ */
+export class StreamTail {
+  private readonly listeners = new Set<(entry: AuditEntry) => void>();
+  private connection: Redis | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly connect: () => Redis,
+    private readonly stream: string,
+    private readonly logger: AuditLogger,
+  ) {}
+
+  subscribe(listener: (entry: AuditEntry) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.connection) this.start();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) void this.stop();
+    };
+  }
+
+  async stop(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    connection?.disconnect();
+    await this.loop;
+  }
+
+  private start(): void {
+    const connection = this.connect();
+    this.connection = connection;
+    this.loop = this.follow(connection);
+  }
+
+  private async follow(connection: Redis): Promise<void> {
+    // An explicit id, not '$': entries appended between two XREADs must not be skipped.
+    let lastId: string | undefined;
+    while (this.connection === connection) {
+      try {
+        lastId ??= (await connection.xrevrange(this.stream, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+        const reply = await connection.xread('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, lastId);
+        for (const [, items] of reply ?? []) {
+          for (const [id, fields] of items) {
+            lastId = id;
+            this.emit(entryField(fields));
+          }
+        }
+      } catch (err) {
+        if (this.connection !== connection) return;
+        this.logger.warn({ err }, 'audit live feed lost Redis; retrying');
+        await sleep(RETRY_DELAY_MS);
+      }
+    }
+  }
+
+  private emit(json: string | undefined): void {
+    const entry = json === undefined ? undefined : decodeEntry(json);
+    if (!entry || 'invalid' in entry) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        this.logger.warn({ err }, 'audit subscriber threw');
+      }
+    }
+  }
+}
