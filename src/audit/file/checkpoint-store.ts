@@ -1,0 +1,96 @@
+import { constants } from 'node:fs';
+import { open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ArbiterError } from '../../model/index.js';
+import type { Checkpoint, CheckpointStore } from '../audit-log.js';
+
+export const CHECKPOINTS_FILE = 'checkpoints.json';
+
+export interface FileCheckpointStoreOptions {
+  dir: string;
+  /** Newest checkpoints kept; older ones are dropped on save. */
+  retain: number;
+}
+
+function isCheckpoint(value: unknown): value is Checkpoint {
+  const c = value as Partial<Checkpoint> | null;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    Number.isSafeInteger(c.seq) &&
+    typeof c.hash === 'string' &&
+    typeof c.entry_id === 'string' &&
+    typeof c.time === 'string'
+  );
+}
+
+/**
+ * Checkpoints in `checkpoints.json` ({"checkpoints": [...]}, oldest first), the format
+ * `arbiter audit verify --checkpoint` reads. Every save replaces the file atomically:
+ * write a temporary file, fsync it, rename it over the old one, fsync the directory.
+ */
+export class FileCheckpointStore implements CheckpointStore {
+  private cache: Checkpoint[] | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  readonly path: string;
+
+  constructor(private readonly options: FileCheckpointStoreOptions) {
+    if (!Number.isSafeInteger(options.retain) || options.retain < 1) {
+      throw new ArbiterError('INVALID_REQUEST', 'retainCheckpoints must be a positive integer');
+    }
+    this.path = join(options.dir, CHECKPOINTS_FILE);
+  }
+
+  async list(): Promise<Checkpoint[]> {
+    this.cache ??= await this.load();
+    return this.cache.map((c) => ({ ...c }));
+  }
+
+  save(checkpoint: Checkpoint): Promise<void> {
+    // Serialised so that two saves never race on the temporary file.
+    const run = this.saving.then(async () => {
+      const current = await this.list();
+      // Never replace a checkpoint: one naming another hash at this seq is evidence of a rewrite.
+      if (current.some((c) => c.seq === checkpoint.seq)) return;
+      const next = [...current, { ...checkpoint }].sort((a, b) => a.seq - b.seq).slice(-this.options.retain);
+      await this.write(next);
+      this.cache = next;
+    });
+    this.saving = run.catch(() => undefined);
+    return run;
+  }
+
+  private async load(): Promise<Checkpoint[]> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const document = JSON.parse(text) as { checkpoints?: unknown };
+    const list = document.checkpoints;
+    if (!Array.isArray(list) || !list.every(isCheckpoint)) {
+      throw new ArbiterError('INTERNAL', `${this.path} does not hold a checkpoint list`);
+    }
+    return [...list].sort((a, b) => a.seq - b.seq);
+  }
+
+  private async write(checkpoints: Checkpoint[]): Promise<void> {
+    const temporary = `${this.path}.tmp`;
+    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o640);
+    try {
+      await handle.writeFile(`${JSON.stringify({ checkpoints }, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, this.path);
+    const dir = await open(this.options.dir, constants.O_RDONLY);
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  }
+}

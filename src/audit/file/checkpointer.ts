@@ -1,0 +1,65 @@
+import type { CheckpointStore } from '../audit-log.js';
+import type { AuditLogger } from './audit-logger.js';
+
+export interface CheckpointEvery {
+  /** Checkpoint after this many new entries ... */
+  entries: number;
+  /** ... or after this many seconds, whichever comes first (only if the head moved). */
+  seconds: number;
+}
+
+export interface HeadSnapshot {
+  seq: number;
+  hash: string;
+  entry_id: string;
+}
+
+/**
+ * Saves the log's head as a checkpoint every N entries or T seconds. Saves are serialised
+ * and their failures logged: a missed checkpoint weakens detection but must never fail
+ * an append.
+ */
+export class Checkpointer {
+  private timer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: CheckpointStore,
+    private readonly every: CheckpointEvery,
+    private readonly head: () => HeadSnapshot | undefined,
+    private readonly now: () => Date,
+    private readonly logger: AuditLogger,
+    private lastSeq: number,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.checkpoint(), this.every.seconds * 1000);
+    this.timer.unref();
+  }
+
+  /** Called after each durable batch. */
+  afterAppend(headSeq: number): void {
+    if (headSeq - this.lastSeq >= this.every.entries) void this.checkpoint();
+  }
+
+  /** Saves the current head unless it is already checkpointed; never rejects. */
+  checkpoint(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      const head = this.head();
+      if (!head || head.seq === this.lastSeq) return;
+      try {
+        await this.store.save({ ...head, time: this.now().toISOString() });
+        this.lastSeq = head.seq;
+      } catch (err) {
+        this.logger.warn({ err, seq: head.seq }, 'audit checkpoint could not be saved');
+      }
+    });
+    return this.saving;
+  }
+
+  /** Stops the timer and writes a final checkpoint. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.checkpoint();
+  }
+}

@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
+import type {
+  AuditEntry,
+  AuditEventInput,
+  AuditLog,
+  AuditPage,
+  AuditQuery,
+  ChainHead,
+  CheckpointStore,
+} from '../audit-log.js';
+import { canonicalJson, GENESIS_HASH, sealEntry } from '../chain.js';
+import type { LineVerifyReport } from '../export-verify.js';
+import { silentLogger, type AuditLogger } from './audit-logger.js';
+import { FileCheckpointStore } from './checkpoint-store.js';
+import { Checkpointer, type CheckpointEvery, type HeadSnapshot } from './checkpointer.js';
+import type { EntryIndex } from './entry-index.js';
+import { readEntries } from './entry-reader.js';
+import { verifyLogFile } from './file-verify.js';
+import { GroupCommit } from './group-commit.js';
+import { openLogFile, type LogFile, type OpenLogFile } from './log-file.js';
+import { loadLog } from './log-loader.js';
+import { RangeVerifier } from './range-verifier.js';
+
+export const AUDIT_LOG_FILE = 'audit.jsonl';
+
+export interface FileAuditLogOptions {
+  /** Directory of audit.jsonl and checkpoints.json; created if missing. */
+  dir: string;
+  checkpointEvery: CheckpointEvery;
+  /** Newest checkpoints kept in checkpoints.json. */
+  retainCheckpoints: number;
+  logger?: AuditLogger;
+  /** Clock for checkpoint times and cache ages; entry timestamps are the caller's. */
+  now?: () => Date;
+  idGenerator?: () => string;
+  /** Most entries one write+fsync carries (default 1000). */
+  maxBatchEntries?: number;
+  /** How long a successful isVerified range is reused before it is read again (default 60). */
+  verifyCacheSeconds?: number;
+  /** Test seam: how the log file is opened (wrap it to count fsyncs or inject failures). */
+  openFile?: OpenLogFile;
+  /** Defaults to a FileCheckpointStore in dir. */
+  checkpointStore?: CheckpointStore;
+}
+
+const DEFAULTS = { maxBatchEntries: 1000, verifyCacheSeconds: 60 };
+
+function validateEvent(event: AuditEventInput): void {
+  if (Number.isNaN(Date.parse(event.timestamp))) {
+    throw new ArbiterError(
+      'INTERNAL',
+      `audit event timestamp ${JSON.stringify(event.timestamp)} is not ISO 8601`,
+    );
+  }
+  canonicalJson(event); // throws for what JSON cannot hold, before it can fail a whole batch
+}
+
+/**
+ * The embedded audit log: an append-only JSON Lines file, one entry per line, hash-chained.
+ * Appends are group-committed (one write+fsync per batch) and resolve only once durable.
+ * Queries use in-memory indexes; entries are read back from the file.
+ */
+export class FileAuditLog implements AuditLog {
+  private readonly listeners = new Set<(entry: AuditEntry) => void>();
+  private readonly commits: GroupCommit<AuditEventInput, AuditEntry>;
+  private closed = false;
+  /** A failed write whose truncation also failed leaves bytes to cut before the next write. */
+  private dirtyTail = false;
+
+  private constructor(
+    private readonly file: LogFile,
+    private readonly index: EntryIndex,
+    private length: number,
+    private last: HeadSnapshot | undefined,
+    private readonly checkpoints: CheckpointStore,
+    private readonly checkpointer: Checkpointer,
+    private readonly ranges: RangeVerifier,
+    private readonly logger: AuditLogger,
+    private readonly newId: () => string,
+    maxBatchEntries: number,
+  ) {
+    this.commits = new GroupCommit((batch) => this.writeBatch(batch), maxBatchEntries);
+  }
+
+  static async open(options: FileAuditLogOptions): Promise<FileAuditLog> {
+    const settings = { ...DEFAULTS, ...options };
+    const logger = settings.logger ?? silentLogger;
+    const now = settings.now ?? (() => new Date());
+    await mkdir(settings.dir, { recursive: true });
+    const store =
+      settings.checkpointStore ??
+      new FileCheckpointStore({ dir: settings.dir, retain: settings.retainCheckpoints });
+    const checkpoints = await store.list();
+    const file = await (settings.openFile ?? openLogFile)(join(settings.dir, AUDIT_LOG_FILE));
+    const loaded = await loadLog(file, checkpoints, logger);
+    if (!loaded.report.ok) {
+      logger.error(
+        { break: loaded.report.break },
+        'audit chain is broken; new entries continue from the last one',
+      );
+    }
+    let log: FileAuditLog | undefined;
+    const headSeq = loaded.head?.seq ?? 0;
+    const checkpointer = new Checkpointer(
+      store,
+      settings.checkpointEvery,
+      () => log?.last,
+      now,
+      logger,
+      checkpoints.filter((c) => c.seq <= headSeq).at(-1)?.seq ?? 0,
+    );
+    const ranges = new RangeVerifier({
+      file,
+      index: loaded.index,
+      checkpoints: () => store.list(),
+      now,
+      cacheMs: settings.verifyCacheSeconds * 1000,
+      logger,
+    });
+    ranges.setKnownBreak(loaded.report.break?.seq);
+    log = new FileAuditLog(
+      file,
+      loaded.index,
+      loaded.length,
+      loaded.head,
+      store,
+      checkpointer,
+      ranges,
+      logger,
+      settings.idGenerator ?? (() => `aud_${randomUUID()}`),
+      settings.maxBatchEntries,
+    );
+    checkpointer.start();
+    return log;
+  }
+
+  append(event: AuditEventInput): Promise<AuditEntry> {
+    if (this.closed) return Promise.reject(new AuditUnavailableError('the audit log is closed'));
+    try {
+      validateEvent(event);
+    } catch (err) {
+      return Promise.reject(err instanceof ArbiterError ? err : new ArbiterError('INTERNAL', String(err)));
+    }
+    return this.commits.submit(event);
+  }
+
+  async query(query: AuditQuery): Promise<AuditPage> {
+    const plan = this.index.plan(query);
+    const entries = await readEntries(this.file, this.index, plan.positions);
+    return { entries, total: plan.total, next: plan.more ? (entries.at(-1)?.seq ?? null) : null };
+  }
+
+  async get(id: string): Promise<AuditEntry | undefined> {
+    const position = this.index.positionOfId(id);
+    if (position === undefined) return undefined;
+    const [entry] = await readEntries(this.file, this.index, [position]);
+    return entry;
+  }
+
+  byDecision(decisionId: string): Promise<AuditEntry[]> {
+    return readEntries(this.file, this.index, this.index.positionsOf('decision_id', decisionId));
+  }
+
+  isVerified(seq: number): Promise<boolean> {
+    return this.ranges.isVerified(seq, this.last?.seq ?? 0);
+  }
+
+  /** Re-reads and verifies the whole file against every checkpoint. */
+  async verify(): Promise<LineVerifyReport> {
+    const head = await this.head();
+    const report = await verifyLogFile(this.file, this.length, head, await this.checkpoints.list());
+    this.ranges.setKnownBreak(report.break?.seq);
+    return report;
+  }
+
+  head(): Promise<ChainHead> {
+    return Promise.resolve(
+      this.last ? { seq: this.last.seq, hash: this.last.hash } : { seq: 0, hash: GENESIS_HASH },
+    );
+  }
+
+  subscribe(listener: (entry: AuditEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.commits.drain();
+    await this.checkpointer.stop();
+    await this.file.close();
+  }
+
+  /** One write and one fsync for the whole batch; on failure nothing of it remains. */
+  private async writeBatch(events: AuditEventInput[]): Promise<AuditEntry[]> {
+    let previous: { seq: number; hash: string } | null = this.last ?? null;
+    const entries = events.map((event) => {
+      const entry = sealEntry({ id: this.newId(), ...event }, previous);
+      previous = entry;
+      return entry;
+    });
+    const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`);
+    const data = Buffer.from(lines.join(''), 'utf8');
+    try {
+      if (this.dirtyTail) await this.cutTail();
+      await this.file.write(data, this.length);
+      await this.file.sync();
+    } catch (err) {
+      await this.rollback();
+      throw new AuditUnavailableError('the audit log could not store the entries', { cause: err });
+    }
+    this.commit(entries, lines);
+    return entries;
+  }
+
+  private commit(entries: AuditEntry[], lines: string[]): void {
+    entries.forEach((entry, i) => {
+      const bytes = Buffer.byteLength(lines[i]!, 'utf8');
+      this.index.add(entry, this.length, bytes - 1);
+      this.length += bytes;
+    });
+    const newest = entries.at(-1)!;
+    this.last = { seq: newest.seq, hash: newest.hash, entry_id: newest.id };
+    for (const entry of entries) this.notify(entry);
+    this.checkpointer.afterAppend(newest.seq);
+  }
+
+  private notify(entry: AuditEntry): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(entry);
+      } catch (err) {
+        this.logger.warn({ err, seq: entry.seq }, 'audit subscriber threw; ignored');
+      }
+    }
+  }
+
+  private async cutTail(): Promise<void> {
+    await this.file.truncate(this.length);
+    await this.file.sync();
+    this.dirtyTail = false;
+  }
+
+  private async rollback(): Promise<void> {
+    try {
+      await this.cutTail();
+    } catch (err) {
+      this.dirtyTail = true;
+      this.logger.error(
+        { err },
+        'audit log could not truncate a failed write; retrying before the next write',
+      );
+    }
+  }
+}
+
+/** Opens (creating if needed) the file audit log in options.dir. */
+export function openFileAuditLog(options: FileAuditLogOptions): Promise<FileAuditLog> {
+  return FileAuditLog.open(options);
+}

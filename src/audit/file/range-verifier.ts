@@ -1,0 +1,106 @@
+import { ArbiterError } from '../../model/index.js';
+import type { AuditEntry, ChainBreak, ChainHead, Checkpoint } from '../audit-log.js';
+import { ChainVerifier } from '../chain-verifier.js';
+import type { AuditLogger } from './audit-logger.js';
+import type { EntryIndex } from './entry-index.js';
+import { readEntries } from './entry-reader.js';
+import type { LogFile } from './log-file.js';
+
+const READ_CHUNK = 1000;
+
+export interface RangeVerifierDeps {
+  file: LogFile;
+  index: EntryIndex;
+  checkpoints: () => Promise<Checkpoint[]>;
+  now: () => Date;
+  /** How long a verified range is trusted before it is read again. */
+  cacheMs: number;
+  logger: AuditLogger;
+}
+
+interface VerifiedRange {
+  upTo: ChainHead;
+  checkedAtMs: number;
+}
+
+/**
+ * isVerified(seq): the chain holds from the nearest checkpoint at or before seq up to seq,
+ * and no break is known before seq (a break found by a full verification, or by an
+ * earlier range check, makes every later seq unverified). Verified ranges are cached per
+ * checkpoint for cacheMs and extended incrementally, so repeated calls read little.
+ */
+export class RangeVerifier {
+  private knownBreak: number | undefined;
+  private readonly verified = new Map<number, VerifiedRange>();
+
+  constructor(private readonly deps: RangeVerifierDeps) {}
+
+  /** The result of a full verification replaces what was known. */
+  setKnownBreak(seq: number | undefined): void {
+    this.knownBreak = seq;
+    this.verified.clear();
+  }
+
+  async isVerified(seq: number, headSeq: number): Promise<boolean> {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > headSeq) return false;
+    if (this.knownBreak !== undefined && seq >= this.knownBreak) return false;
+    const checkpoint = (await this.deps.checkpoints()).filter((c) => c.seq <= seq).at(-1);
+    const key = checkpoint?.seq ?? 0;
+    const nowMs = this.deps.now().getTime();
+    const cached = this.verified.get(key);
+    const fresh = cached && nowMs - cached.checkedAtMs < this.deps.cacheMs ? cached : undefined;
+    if (fresh && fresh.upTo.seq >= seq) return true;
+    const from = fresh ? fresh.upTo.seq + 1 : (checkpoint?.seq ?? 1);
+    const result = await this.check(from, seq, fresh?.upTo ?? null, checkpoint);
+    if ('reason' in result) {
+      this.deps.logger.warn({ break: result }, 'audit chain break found while checking an entry');
+      this.knownBreak = Math.min(this.knownBreak ?? result.seq, result.seq);
+      return false;
+    }
+    this.verified.set(key, { upTo: result, checkedAtMs: fresh?.checkedAtMs ?? nowMs });
+    return true;
+  }
+
+  /** Verifies entries from..to; a checkpoint run first checks the checkpointed entry itself. */
+  private async check(
+    from: number,
+    to: number,
+    start: ChainHead | null,
+    checkpoint: Checkpoint | undefined,
+  ): Promise<ChainHead | ChainBreak> {
+    const first = this.deps.index.positionOfSeq(from);
+    if (first === undefined) return { seq: from, reason: `entry ${from} is missing from the file` };
+    let verifier: ChainVerifier | undefined = start ? new ChainVerifier(start) : undefined;
+    let last: ChainHead | undefined;
+    for (let seq = from; seq <= to; seq += READ_CHUNK) {
+      const count = Math.min(READ_CHUNK, to - seq + 1);
+      const positions = Array.from({ length: count }, (_, i) => first + (seq - from) + i);
+      const entries = await this.read(positions);
+      if (!Array.isArray(entries)) return entries;
+      for (const entry of entries) {
+        // From a checkpoint: its entry's own link is trusted, its hash must be the checkpoint's.
+        verifier ??= new ChainVerifier(
+          checkpoint ? { seq: entry.seq - 1, hash: entry.previous_hash } : null,
+          checkpoint ? [checkpoint] : [],
+        );
+        const found = verifier.push(entry);
+        if (found) return found;
+        last = { seq: entry.seq, hash: entry.hash };
+      }
+    }
+    if (!last || last.seq !== to) return { seq: to, reason: `entry ${to} was not found where expected` };
+    return last;
+  }
+
+  private async read(positions: number[]): Promise<AuditEntry[] | ChainBreak> {
+    const size = this.deps.index.size;
+    const inFile = positions.filter((p) => p < size);
+    try {
+      return await readEntries(this.deps.file, this.deps.index, inFile);
+    } catch (err) {
+      if (!(err instanceof ArbiterError)) throw err;
+      const seq = (err.details as { seq?: number } | undefined)?.seq ?? 0;
+      return { seq, reason: err.message };
+    }
+  }
+}
