@@ -39,7 +39,10 @@ export function wireSchema(schema: unknown): unknown {
   for (const [key, inner] of Object.entries(schema)) {
     if (key === 'properties' && typeof inner === 'object' && inner !== null) {
       out[key] = Object.fromEntries(
-        Object.entries(inner).map(([name, sub]) => [camelToSnake(name), wireSchema(sub)]),
+        Object.entries(inner as Record<string, unknown>).map(([name, sub]) => [
+          camelToSnake(name),
+          wireSchema(sub),
+        ]),
       );
     } else if (key === 'required' && Array.isArray(inner)) {
       out[key] = inner.map((name) => camelToSnake(String(name)));

@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.js';
 import { openFileAuditLog } from '../audit/file/index.js';
 import { ApiKeyRegistry, KeyRateLimiter } from '../auth/index.js';
-import { DEFAULT_ENGINE_SETTINGS, MemoryRateLimiter } from '../engine/index.js';
+import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { IndexStore } from '../index/index.js';
@@ -61,11 +61,10 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     index,
     audit,
     limiter: new MemoryRateLimiter(),
-    settings: {
-      ...DEFAULT_ENGINE_SETTINGS,
+    settings: resolveEngineSettings({
       riskThreshold: options.riskThreshold,
       defaultOutcome: options.defaultOutcome,
-    },
+    }),
     clock,
     pendingTtlSeconds: options.pendingTtlSeconds,
   });

@@ -31,6 +31,18 @@ export interface ConfigChangeData {
   grant?: GrantSpec;
 }
 
+type Change = ConfigChangeData['change'];
+
+/** A re-registered capability is registered again; grants have events per granted capability. */
+const EVENT_TYPE_OF: Record<'Capability' | 'Policy', Record<Change, EventType>> = {
+  Capability: {
+    created: 'capability.registered',
+    updated: 'capability.registered',
+    deleted: 'capability.deleted',
+  },
+  Policy: { created: 'policy.created', updated: 'policy.updated', deleted: 'policy.deleted' },
+};
+
 /** Identity of an object's content: uid and generation where Kubernetes gives them, else its spec. */
 export function fingerprintOf(object: ConfigObject): string {
   const { uid, generation } = object.metadata;
@@ -71,7 +83,7 @@ function changesOf(
   caller: string,
 ): ConfigChange[] {
   const subject = (object ?? previous)!;
-  const change = !previous ? 'created' : object ? 'updated' : 'deleted';
+  const change: Change = !previous ? 'created' : object ? 'updated' : 'deleted';
   const data: ConfigChangeData = {
     kind: subject.kind,
     name: subject.metadata.name,
@@ -81,23 +93,15 @@ function changesOf(
     changed_by: caller,
     object: object ?? null,
   };
-  switch (subject.kind) {
-    case 'Capability': {
-      const eventType = object ? 'capability.registered' : 'capability.deleted';
-      return [{ event_type: eventType, actor_id: caller, capability: subject.spec.name, data }];
-    }
-    case 'Policy': {
-      const eventType =
-        change === 'created' ? 'policy.created' : change === 'updated' ? 'policy.updated' : 'policy.deleted';
-      return [{ event_type: eventType, actor_id: caller, capability: null, data }];
-    }
-    case 'ActorGrant':
-      return grantChanges(
-        previous as ActorGrantObject | undefined,
-        object as ActorGrantObject | undefined,
-        data,
-      );
+  if (subject.kind === 'ActorGrant') {
+    return grantChanges(
+      previous as ActorGrantObject | undefined,
+      object as ActorGrantObject | undefined,
+      data,
+    );
   }
+  const capability = subject.kind === 'Capability' ? subject.spec.name : null;
+  return [{ event_type: EVENT_TYPE_OF[subject.kind][change], actor_id: caller, capability, data }];
 }
 
 /** Grant events are per granted capability: a changed constraint is a new grant of it. */

@@ -12,6 +12,7 @@ import {
   type CapabilitySpec,
   type ConfigObject,
   type GrantSpec,
+  type ObjectStatus,
   type PolicyObject,
   type PolicySpec,
 } from '../model/index.js';
@@ -183,27 +184,26 @@ export class EmbeddedConfig implements ConfigWriter {
     const trial = buildIndex(this.combinedWith(nextApiObjects), { previous: this.deps.index.current() });
     if (written) {
       const status = trial.status(written.kind, written.metadata.name);
-      if (status && REJECTING_REASONS.has(status.reason)) {
+      if (status && isRejected(status)) {
         throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
       }
     }
     const previous = this.apiObjects;
     await this.deps.apiObjects.write(nextApiObjects);
     try {
-      await this.deps.auditor.record(trial.indexedObjects(), caller);
+      await this.deps.auditor.record(acceptedObjects(trial), caller);
     } catch (err) {
       await this.deps.apiObjects.write(previous);
       throw err;
     }
     this.apiObjects = nextApiObjects;
-    this.deps.index.publish(trial);
-    return trial;
+    return this.deps.index.replace(trial.objects());
   }
 
   private async apply(objects: ConfigObject[], caller: string): Promise<void> {
     const next = buildIndex(objects, { previous: this.deps.index.current() });
-    const recorded = await this.deps.auditor.record(next.indexedObjects(), caller);
-    this.deps.index.publish(next);
+    const recorded = await this.deps.auditor.record(acceptedObjects(next), caller);
+    this.deps.index.replace(next.objects());
     this.deps.logger.info(
       { objects: objects.length, audited_changes: recorded, problems: this.manifest.problems.length },
       'configuration loaded',
@@ -263,5 +263,14 @@ function withUid(object: ConfigObject): ConfigObject {
   return {
     ...object,
     metadata: { ...object.metadata, uid: derivedUid(object.kind, object.metadata.name) },
-  } as ConfigObject;
+  };
+}
+
+/** The objects that take effect: the audit records these, not ones refused as invalid. */
+function acceptedObjects(snapshot: IndexSnapshot): ConfigObject[] {
+  return snapshot.objects().filter((o) => !isRejected(snapshot.status(o.kind, o.metadata.name)));
+}
+
+function isRejected(status: ObjectStatus | undefined): boolean {
+  return status !== undefined && REJECTING_REASONS.has(status.reason);
 }

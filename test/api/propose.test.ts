@@ -235,10 +235,10 @@ describe("the service's own per-key rate limit", () => {
       }
       expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
       expect(statuses[4]).toBe(429);
-      expect(last!.body.error.code).toBe('RATE_LIMITED');
-      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
-      expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(last.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(last.headers.get('x-ratelimit-limit')).toBe('3');
+      expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
       const other = await call(limited.url, 'GET', '/api/v1/capabilities', { key: KEYS.admin });
       expect(other.status).toBe(200);
     } finally {

@@ -70,10 +70,10 @@ export async function startArbiter(options: StartOptions = {}): Promise<ArbiterP
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  createInterface({ input: child.stderr! }).on('line', (line) => logs.push(line));
+  createInterface({ input: child.stderr }).on('line', (line) => logs.push(line));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`arbiter did not start:\n${logs.join('\n')}`)), 15_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       logs.push(line);
       const parsed = safeJson(line);
       if (typeof parsed?.port === 'number' && String(parsed.msg).startsWith('arbiter listening')) {

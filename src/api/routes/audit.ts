@@ -70,7 +70,7 @@ function filtersOf(query: AuditQueryParams): Omit<AuditQuery, 'limit' | 'order'>
 }
 
 /** service-interface.md 2.7. */
-async function trailView(record: DecisionRecord, chainVerified: boolean) {
+function trailView(record: DecisionRecord, chainVerified: boolean) {
   const { evaluation } = record.data;
   return {
     decision_id: record.decision.decision_id,
@@ -213,7 +213,7 @@ export function auditRoutes(deps: ApiDependencies): Router {
 
   router.get('/audit/log/:decision_id', guard('audit:read'), async (req, res) => {
     const record = await deps.decisions.get(String(req.params.decision_id));
-    res.json(await trailView(record, await deps.audit.isVerified(record.entry.seq)));
+    res.json(trailView(record, await deps.audit.isVerified(record.entry.seq)));
   });
 
   return router;

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Written } from '../../governance/config-writer.js';
-import type { CompiledCapability, PolicyView } from '../../index/index.js';
+import type { IndexedCapability, IndexedGrant, IndexedPolicy } from '../../index/index.js';
 import {
   ArbiterError,
   type ActorType,
@@ -34,7 +34,7 @@ function statusView(status: ObjectStatus | undefined) {
   return status ? { ready: status.ready, reason: status.reason, message: status.message } : null;
 }
 
-function capabilityView(capability: CompiledCapability) {
+function capabilityView(capability: IndexedCapability) {
   return {
     id: capability.id,
     name: capability.spec.name,
@@ -45,19 +45,22 @@ function capabilityView(capability: CompiledCapability) {
   };
 }
 
-function policyView(policy: PolicyView) {
-  const spec = toWire(policy.object.spec) as Record<string, unknown>;
+function policyView(policy: IndexedPolicy) {
   return {
-    id: policy.object.metadata.name,
-    name: policy.object.metadata.name,
-    description: policy.object.spec.description ?? '',
-    rules: spec.rules,
-    enabled: policy.object.spec.enabled ?? true,
-    created_at: policy.object.metadata.creationTimestamp ?? null,
-    generation: policy.object.metadata.generation ?? null,
+    id: policy.name,
+    name: policy.name,
+    description: policy.spec.description ?? '',
+    rules: toWire(policy.spec.rules),
+    enabled: policy.enabled,
+    created_at: policy.createdAt ?? null,
     status: statusView(policy.status),
   };
 }
+
+/** Grants sort by capability, then by the object that grants it. */
+const keyOf = (g: IndexedGrant) =>
+  `${g.capability}\u0000${g.source}\u0000${String(g.grantIndex).padStart(6, '0')}`;
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function writtenView<T extends ConfigObject>(written: Written<T>) {
   return { id: written.object.metadata.name, status: statusView(written.status) };
@@ -72,7 +75,7 @@ export function configurationRoutes(deps: ApiDependencies): Router {
     const limit = parseLimit(query.limit);
     const capabilities = deps.index.current().capabilities();
     const after = decodeCursor<string>(query.cursor, 'capabilities', 'string');
-    const { page, next } = pageByKey(capabilities, (c) => c.spec.name, limit, after);
+    const { page, next } = pageByKey(capabilities, (c) => c.name, limit, after);
     res.json({
       capabilities: page.map(capabilityView),
       total: capabilities.length,
@@ -94,7 +97,7 @@ export function configurationRoutes(deps: ApiDependencies): Router {
     const limit = parseLimit(query.limit);
     const policies = deps.index.current().policies();
     const after = decodeCursor<string>(query.cursor, 'policies', 'string');
-    const { page, next } = pageByKey(policies, (p) => p.object.metadata.name, limit, after);
+    const { page, next } = pageByKey(policies, (p) => p.name, limit, after);
     res.json({
       policies: page.map(policyView),
       total: policies.length,
@@ -128,20 +131,17 @@ export function configurationRoutes(deps: ApiDependencies): Router {
     const limit = parseLimit(query.limit);
     const actorId = String(req.params.id);
     const grants = [...deps.index.current().grantsOfActor(actorId)].sort((a, b) =>
-      a.spec.capability === b.spec.capability
-        ? a.source.localeCompare(b.source)
-        : a.spec.capability.localeCompare(b.spec.capability),
+      compareText(keyOf(a), keyOf(b)),
     );
     const scope = `grants:${actorId}`;
     const after = decodeCursor<string>(query.cursor, scope, 'string');
-    const keyOf = (g: (typeof grants)[number]) => `${g.spec.capability}\u0000${g.source}`;
     const { page, next } = pageByKey(grants, keyOf, limit, after);
     res.json({
       actor_id: actorId,
       grants: page.map((g) => ({
         actor_id: actorId,
-        capability: g.spec.capability,
-        constraints: toWire(g.spec.constraints ?? {}),
+        capability: g.capability,
+        constraints: toWire(g.constraints),
         source: g.source,
       })),
       total: grants.length,
