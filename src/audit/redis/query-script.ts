@@ -66,7 +66,11 @@ if hasTime or nEq > 1 then
   scratch = true
   redis.call('DEL', set)
   if not hasTime then
-    redis.call('ZINTERSTORE', set, nEq, unpack(KEYS, 5, #KEYS), 'AGGREGATE', 'MAX')
+    local args = {set, nEq}
+    for i = 5, #KEYS do args[#args + 1] = KEYS[i] end
+    args[#args + 1] = 'AGGREGATE'
+    args[#args + 1] = 'MAX'
+    redis.call('ZINTERSTORE', unpack(args))
   else
     -- Iterate the smallest candidate set; check membership in the others.
     local base, baseSize = nil, redis.call('ZCOUNT', KEYS[3], loArg, hiArg)

@@ -1,0 +1,17 @@
+import type { Checkpoint, CheckpointStore } from '../../../src/audit/audit-log.js';
+
+/** Checkpoints held in memory: the tests' stand-in for the ConfigMap (not a Redis double). */
+export class MemoryCheckpointStore implements CheckpointStore {
+  readonly checkpoints: Checkpoint[] = [];
+
+  constructor(private readonly retain = 100) {}
+
+  async list(): Promise<Checkpoint[]> {
+    return [...this.checkpoints];
+  }
+
+  async save(checkpoint: Checkpoint): Promise<void> {
+    this.checkpoints.push(checkpoint);
+    this.checkpoints.splice(0, Math.max(0, this.checkpoints.length - this.retain));
+  }
+}
