@@ -60,9 +60,10 @@ describe('audit log', () => {
   it('filters by actor, capability, outcome, event type and time, and pages with exact totals', async () => {
     for (let i = 0; i < 7; i += 1)
       await propose('payments.transfer', { amount: i * 4000, currency: 'USD', to: 'x' });
-    const all = await api('/audit/log?capability=payments.transfer&limit=200');
+    const all = await api('/audit/log?capability=payments.transfer&event_type=governance.decision&limit=200');
     expect(all.body.total).toBe(7);
     const denied = await api('/audit/log?capability=payments.transfer&outcome=DENY');
+    expect(denied.body.entries.every((e: { outcome: string }) => e.outcome === 'DENY')).toBe(true);
     expect(denied.body.total).toBe(
       all.body.entries.filter((e: { outcome: string }) => e.outcome === 'DENY').length,
     );
@@ -70,7 +71,9 @@ describe('audit log', () => {
     let cursor: string | null = null;
     do {
       const page: { body: { entries: Array<{ id: string }>; cursor: string | null; total: number } } =
-        await api(`/audit/log?capability=payments.transfer&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+        await api(
+          `/audit/log?capability=payments.transfer&event_type=governance.decision&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        );
       expect(page.body.total).toBe(7);
       seen.push(...page.body.entries.map((e) => e.id));
       cursor = page.body.cursor;
@@ -158,8 +161,9 @@ describe('audit log', () => {
     await arbiter.stop();
     const file = join(dataDir, 'audit.jsonl');
     const lines = (await readFile(file, 'utf8')).split('\n');
-    const target = 10;
-    lines[target - 1] = lines[target - 1]!.replace('"ALLOW"', '"DENY"').replace('agent-001', 'agent-00X');
+    const index = lines.findIndex((l) => l.includes('"outcome":"ALLOW"'));
+    const target = (JSON.parse(lines[index]!) as { seq: number }).seq;
+    lines[index] = lines[index]!.replace('"outcome":"ALLOW"', '"outcome":"DENY"');
     await writeFile(file, lines.join('\n'));
     arbiter = await startArbiter({ dataDir, manifestsDir });
     const broken = await api('/audit/verify');
