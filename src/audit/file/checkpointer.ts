@@ -37,19 +37,21 @@ export class Checkpointer {
     this.timer.unref();
   }
 
-  /** Called after each durable batch. */
-  afterAppend(headSeq: number): void {
-    if (headSeq - this.lastSeq >= this.every.entries) void this.checkpoint();
+  /** Called after each durable batch with the new head. */
+  afterAppend(head: HeadSnapshot): void {
+    if (head.seq - this.lastSeq >= this.every.entries) void this.checkpoint(head);
   }
 
-  /** Saves the current head unless it is already checkpointed; never rejects. */
-  checkpoint(): Promise<void> {
+  /**
+   * Schedules a checkpoint of this head (default: the current one) unless it is already
+   * checkpointed. lastSeq moves when scheduled, so a slow save is not queued twice.
+   */
+  checkpoint(head: HeadSnapshot | undefined = this.head()): Promise<void> {
+    if (!head || head.seq === this.lastSeq) return this.saving;
+    this.lastSeq = head.seq;
     this.saving = this.saving.then(async () => {
-      const head = this.head();
-      if (!head || head.seq === this.lastSeq) return;
       try {
         await this.store.save({ ...head, time: this.now().toISOString() });
-        this.lastSeq = head.seq;
       } catch (err) {
         this.logger.warn({ err, seq: head.seq }, 'audit checkpoint could not be saved');
       }

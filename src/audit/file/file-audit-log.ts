@@ -170,8 +170,11 @@ export class FileAuditLog implements AuditLog {
 
   /** Re-reads and verifies the whole file against every checkpoint. */
   async verify(): Promise<LineVerifyReport> {
+    // Checkpoints first: each names a head committed before the snapshot taken next, so
+    // one beyond the snapshot can only mean a truncated log, never a concurrent append.
+    const checkpoints = await this.checkpoints.list();
     const head = await this.head();
-    const report = await verifyLogFile(this.file, this.length, head, await this.checkpoints.list());
+    const report = await verifyLogFile(this.file, this.length, head, checkpoints);
     this.ranges.setKnownBreak(report.break?.seq);
     return report;
   }
@@ -226,7 +229,7 @@ export class FileAuditLog implements AuditLog {
     const newest = entries.at(-1)!;
     this.last = { seq: newest.seq, hash: newest.hash, entry_id: newest.id };
     for (const entry of entries) this.notify(entry);
-    this.checkpointer.afterAppend(newest.seq);
+    this.checkpointer.afterAppend(this.last);
   }
 
   private notify(entry: AuditEntry): void {

@@ -15,9 +15,7 @@ export async function verifyLogFile(
   expectedHead: ChainHead,
   checkpoints: readonly Checkpoint[],
 ): Promise<LineVerifyReport> {
-  const verifier = new LineChainVerifier({
-    checkpoints: checkpoints.filter((c) => c.seq <= expectedHead.seq),
-  });
+  const verifier = new LineChainVerifier({ checkpoints });
   let lineNumber = 0;
   let scannedBytes = 0;
   for await (const line of scanLines(file, endBytes)) {

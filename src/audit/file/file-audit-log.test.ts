@@ -1,0 +1,178 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditUnavailableError } from '../../model/index.js';
+import type { AuditEntry } from '../audit-log.js';
+import { GENESIS_HASH } from '../chain.js';
+import { verifyExportStream } from '../export-verify.js';
+import { AUDIT_LOG_FILE } from './file-audit-log.js';
+import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+async function* linesOf(text: string): AsyncIterable<string> {
+  yield* text.split('\n');
+}
+
+describe('FileAuditLog append and restart', () => {
+  it('starts empty at genesis', async () => {
+    const log = await openLog(dir);
+    expect(await log.head()).toEqual({ seq: 0, hash: GENESIS_HASH });
+    expect((await log.verify()).ok).toBe(true);
+    await log.close();
+  });
+
+  it('appends linked entries, one line each, and re-verifies after restart', async () => {
+    const log = await openLog(dir);
+    const first = await log.append(event());
+    const second = await log.append(event({ decision_id: 'dec-2' }));
+    expect(first.id).toMatch(/^aud_[0-9a-f-]{36}$/);
+    expect(first).toMatchObject({ seq: 1, previous_hash: GENESIS_HASH });
+    expect(second).toMatchObject({ seq: 2, previous_hash: first.hash });
+    await log.close();
+
+    const lines = await readLogLines(dir);
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('');
+    expect(JSON.parse(lines[1]!)).toEqual(second);
+
+    const reopened = await openLog(dir);
+    expect(await reopened.head()).toEqual({ seq: 2, hash: second.hash });
+    expect(await reopened.verify()).toMatchObject({ ok: true, entries_checked: 2 });
+    expect(await reopened.get(first.id)).toEqual(first);
+    const third = await reopened.append(event());
+    expect(third).toMatchObject({ seq: 3, previous_hash: second.hash });
+    await reopened.close();
+  });
+
+  it('writes an export that verifies offline', async () => {
+    const log = await openLog(dir, { checkpointEvery: { entries: 3, seconds: 3600 } });
+    for (let i = 0; i < 10; i += 1) await log.append(event());
+    await log.close();
+    const text = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
+    const checkpoints = JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8')) as {
+      checkpoints: [];
+    };
+    const report = await verifyExportStream(linesOf(text), { checkpoints: checkpoints.checkpoints });
+    expect(report).toMatchObject({ ok: true, entries_checked: 10, checkpoints_checked: 4 });
+  });
+
+  it('rejects appends after close and resolves pending ones before closing', async () => {
+    const log = await openLog(dir);
+    const pending = Promise.all([log.append(event()), log.append(event())]);
+    await log.close();
+    expect((await pending).map((e) => e.seq)).toEqual([1, 2]);
+    await expect(log.append(event())).rejects.toBeInstanceOf(AuditUnavailableError);
+  });
+
+  it('rejects an event with an unparsable timestamp without touching the chain', async () => {
+    const log = await openLog(dir);
+    await expect(log.append(event({ timestamp: 'yesterday' }))).rejects.toMatchObject({ code: 'INTERNAL' });
+    expect((await log.append(event())).seq).toBe(1);
+    await log.close();
+  });
+});
+
+describe('FileAuditLog group commit', () => {
+  it('500 concurrent appends form a gap-free chain with far fewer fsyncs', async () => {
+    const probe = newProbe();
+    const log = await openLog(dir, { openFile: probedFile(probe), maxBatchEntries: 100 });
+    const entries = await Promise.all(
+      Array.from({ length: 500 }, (_, i) => log.append(event({ decision_id: `dec-${i}` }))),
+    );
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+    expect(probe.syncs).toBeLessThanOrEqual(10);
+    expect(probe.writes).toBe(probe.syncs);
+    expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 500 });
+    await log.close();
+  });
+
+  it('batches appends that arrive while a flush is in flight', async () => {
+    const probe = newProbe();
+    const log = await openLog(dir, { openFile: probedFile(probe) });
+    const waves: Promise<AuditEntry>[] = [];
+    for (let wave = 0; wave < 5; wave += 1) {
+      for (let i = 0; i < 40; i += 1) waves.push(log.append(event()));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const entries = await Promise.all(waves);
+    expect(new Set(entries.map((e) => e.seq)).size).toBe(200);
+    expect(probe.syncs).toBeLessThan(50);
+    expect((await log.verify()).ok).toBe(true);
+    await log.close();
+  });
+
+  it('a failed write rejects the whole batch, leaves no partial line, and the head stays', async () => {
+    const probe = newProbe();
+    const log = await openLog(dir, { openFile: probedFile(probe) });
+    const good = await log.append(event());
+    probe.failNextWrite = true;
+    const batch = await Promise.allSettled([log.append(event()), log.append(event()), log.append(event())]);
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const r of batch) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(AuditUnavailableError);
+    expect(await log.head()).toEqual({ seq: 1, hash: good.hash });
+    expect(await readLogLines(dir)).toEqual([JSON.stringify(good), '']);
+    const next = await log.append(event());
+    expect(next).toMatchObject({ seq: 2, previous_hash: good.hash });
+    expect((await log.verify()).ok).toBe(true);
+    await log.close();
+  });
+
+  it('a failed fsync rejects the batch and removes its bytes', async () => {
+    const probe = newProbe();
+    const log = await openLog(dir, { openFile: probedFile(probe) });
+    probe.failNextSync = true;
+    await expect(log.append(event())).rejects.toBeInstanceOf(AuditUnavailableError);
+    expect(await readLogLines(dir)).toEqual(['']);
+    expect((await log.append(event())).seq).toBe(1);
+    await log.close();
+  });
+});
+
+describe('FileAuditLog subscribe', () => {
+  it('notifies after the entry is durable; a throwing listener breaks nothing', async () => {
+    const log = await openLog(dir);
+    const seen: number[] = [];
+    log.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    const unsubscribe = log.subscribe((entry) => seen.push(entry.seq));
+    let durableWhenNotified = false;
+    log.subscribe((entry) => {
+      void readLogLines(dir).then((lines) => (durableWhenNotified = lines.includes(JSON.stringify(entry))));
+    });
+    await log.append(event());
+    unsubscribe();
+    await log.append(event());
+    expect(seen).toEqual([1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(durableWhenNotified).toBe(true);
+    await log.close();
+  });
+});
+
+describe('FileAuditLog checkpoints', () => {
+  it('checkpoints every N entries, keeps the newest K, and once more on close', async () => {
+    const log = await openLog(dir, { checkpointEvery: { entries: 5, seconds: 3600 }, retainCheckpoints: 3 });
+    for (let i = 0; i < 23; i += 1) await log.append(event());
+    await log.close();
+    const { checkpoints } = JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8')) as {
+      checkpoints: { seq: number }[];
+    };
+    expect(checkpoints.map((c) => c.seq)).toEqual([15, 20, 23]);
+  });
+
+  it('checkpoints after T seconds when fewer than N entries arrived', async () => {
+    const log = await openLog(dir, { checkpointEvery: { entries: 1000, seconds: 0.05 } });
+    await log.append(event());
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const { checkpoints } = JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8')) as {
+      checkpoints: { seq: number; entry_id: string }[];
+    };
+    expect(checkpoints.map((c) => c.seq)).toEqual([1]);
+    await log.close();
+  });
+});

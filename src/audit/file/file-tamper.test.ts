@@ -1,0 +1,180 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../audit-log.js';
+import { sealEntry } from '../chain.js';
+import { AUDIT_LOG_FILE } from './file-audit-log.js';
+import {
+  event,
+  newProbe,
+  openLog,
+  probedFile,
+  readLogLines,
+  tempDir,
+  writeLogText,
+} from './test-fixtures.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+/** Writes n entries, checkpointing every `every`, and closes the log. */
+async function seed(n: number, every = 1000): Promise<AuditEntry[]> {
+  const log = await openLog(dir, { checkpointEvery: { entries: every, seconds: 3600 } });
+  const entries: AuditEntry[] = [];
+  for (let i = 1; i <= n; i += 1) entries.push(await log.append(event({ decision_id: `dec-${i}` })));
+  await log.close();
+  return entries;
+}
+
+async function editLines(edit: (lines: string[]) => string[]): Promise<void> {
+  const lines = (await readLogLines(dir)).slice(0, -1);
+  await writeLogText(
+    dir,
+    edit(lines)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
+}
+
+function collectingLogger(): { warnings: string[]; logger: Parameters<typeof openLog>[1] } {
+  const warnings: string[] = [];
+  const note = (_: object, message: string) => void warnings.push(message);
+  return { warnings, logger: { logger: { info: note, warn: note, error: note } } };
+}
+
+describe('tampering is detected after restart', () => {
+  it('a changed byte: verify names the seq and entry; later seqs are unverified; appends continue', async () => {
+    const entries = await seed(10);
+    await editLines((lines) => lines.map((l, i) => (i === 4 ? l.replace('"agent-1"', '"agent-X"') : l)));
+    const log = await openLog(dir);
+    const report = await log.verify();
+    expect(report.ok).toBe(false);
+    expect(report.break).toMatchObject({ seq: 5, entry_id: entries[4]!.id, line: 5 });
+    expect(report.break?.reason).toMatch(/altered/);
+    expect(await log.isVerified(4)).toBe(true);
+    expect(await log.isVerified(5)).toBe(false);
+    expect(await log.isVerified(9)).toBe(false);
+    const next = await log.append(event());
+    expect(next).toMatchObject({ seq: 11, previous_hash: entries[9]!.hash });
+    expect(await log.isVerified(11)).toBe(false);
+    await log.close();
+  });
+
+  it('a deleted line is a seq gap', async () => {
+    await seed(10, 3);
+    await editLines((lines) => lines.filter((_, i) => i !== 6));
+    const log = await openLog(dir);
+    const report = await log.verify();
+    expect(report.break).toMatchObject({ seq: 7 });
+    expect(report.break?.reason).toMatch(/expected seq 7, found 8/);
+    expect(await log.isVerified(6)).toBe(true);
+    expect(await log.isVerified(8)).toBe(false);
+    await log.close();
+  });
+
+  it('a truncated tail below a checkpoint is detected, and stays detected after new appends', async () => {
+    await seed(12, 5);
+    await editLines((lines) => lines.slice(0, 7));
+    const log = await openLog(dir);
+    expect(await log.head()).toMatchObject({ seq: 7 });
+    const report = await log.verify();
+    expect(report.break).toMatchObject({ seq: 8 });
+    expect(report.break?.reason).toMatch(/truncated/);
+    for (let i = 0; i < 5; i += 1) await log.append(event());
+    expect(await log.isVerified(7)).toBe(true);
+    expect(await log.isVerified(10)).toBe(false);
+    await log.close();
+    const reopened = await openLog(dir);
+    expect((await reopened.verify()).break?.reason).toMatch(/checkpoint at seq 10 names another hash/);
+    await reopened.close();
+  });
+
+  it('a consistent rewrite (all hashes recomputed) is caught by a checkpoint', async () => {
+    await seed(12, 5);
+    await editLines((lines) => {
+      let previous: AuditEntry | null = null;
+      return lines.map((line, i) => {
+        const { hash: _h, previous_hash: _p, seq: _s, ...content } = JSON.parse(line) as AuditEntry;
+        const entry = sealEntry(i === 2 ? { ...content, outcome: 'DENY' } : content, previous);
+        previous = entry;
+        return JSON.stringify(entry);
+      });
+    });
+    const log = await openLog(dir);
+    const report = await log.verify();
+    expect(report.break).toMatchObject({ seq: 5 });
+    expect(report.break?.reason).toMatch(/rewritten/);
+    await log.close();
+  });
+
+  it('an unparsable line in the middle is reported with its line number and not repaired', async () => {
+    await seed(5);
+    await editLines((lines) => lines.map((l, i) => (i === 2 ? l.slice(0, 20) : l)));
+    const before = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
+    const log = await openLog(dir);
+    const report = await log.verify();
+    expect(report).toMatchObject({ ok: false, unparsable_lines: [3], break: { seq: 3, line: 3 } });
+    expect(await log.isVerified(2)).toBe(true);
+    expect(await log.isVerified(4)).toBe(false);
+    expect((await log.query({ order: 'asc', limit: 10 })).entries.map((e) => e.seq)).toEqual([1, 2, 4, 5]);
+    await log.close();
+    expect((await readFile(join(dir, AUDIT_LOG_FILE), 'utf8')).startsWith(before)).toBe(true);
+  });
+});
+
+describe('torn last line', () => {
+  it('a last line without newline is cut off with a warning', async () => {
+    const entries = await seed(3);
+    const text = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
+    await writeLogText(dir, `${text}{"id":"aud_torn","seq":4,"prev`);
+    const { warnings, logger } = collectingLogger();
+    const log = await openLog(dir, logger);
+    expect(warnings.join()).toMatch(/torn line/);
+    expect(await readFile(join(dir, AUDIT_LOG_FILE), 'utf8')).toBe(text);
+    expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 3 });
+    expect(await log.append(event())).toMatchObject({ seq: 4, previous_hash: entries[2]!.hash });
+    await log.close();
+  });
+
+  it('a complete but unparsable last line (zeros after a crash) is cut off too', async () => {
+    await seed(3);
+    const text = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
+    await writeLogText(dir, `${text}\u0000\u0000\u0000\n`);
+    const log = await openLog(dir);
+    expect(await readFile(join(dir, AUDIT_LOG_FILE), 'utf8')).toBe(text);
+    expect((await log.verify()).ok).toBe(true);
+    await log.close();
+  });
+});
+
+describe('isVerified', () => {
+  it('reads only from the nearest checkpoint and caches the result', async () => {
+    await seed(300, 50);
+    const probe = newProbe();
+    const log = await openLog(dir, { openFile: probedFile(probe) });
+    const afterOpen = probe.readBytes;
+    const fileBytes = (await readFile(join(dir, AUDIT_LOG_FILE))).length;
+    expect(await log.isVerified(260)).toBe(true);
+    const firstCost = probe.readBytes - afterOpen;
+    expect(firstCost).toBeGreaterThan(0);
+    expect(firstCost).toBeLessThan(fileBytes / 10);
+    expect(await log.isVerified(255)).toBe(true);
+    expect(probe.readBytes - afterOpen).toBe(firstCost);
+    expect(await log.isVerified(0)).toBe(false);
+    expect(await log.isVerified(301)).toBe(false);
+    await log.close();
+  });
+
+  it('sees tampering that happened while the log was open', async () => {
+    await seed(20, 5);
+    const log = await openLog(dir, { verifyCacheSeconds: 0 });
+    expect(await log.isVerified(13)).toBe(true);
+    await editLines((lines) => lines.map((l, i) => (i === 11 ? l.replace('"ALLOW"', '"DENY!"') : l)));
+    expect(await log.isVerified(13)).toBe(false);
+    expect(await log.isVerified(10)).toBe(true);
+    expect((await log.verify()).break).toMatchObject({ seq: 12 });
+    await log.close();
+  });
+});

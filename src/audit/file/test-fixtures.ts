@@ -1,0 +1,92 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AuditEventInput } from '../audit-log.js';
+import { FileAuditLog, AUDIT_LOG_FILE, type FileAuditLogOptions } from './file-audit-log.js';
+import { openLogFile, type LogFile } from './log-file.js';
+
+/** Shared by the file backend's tests (not part of the public surface). */
+
+export function event(overrides: Partial<AuditEventInput> = {}): AuditEventInput {
+  return {
+    event_type: 'governance.decision',
+    timestamp: '2025-01-01T00:00:00.000Z',
+    actor_id: 'agent-1',
+    capability: 'db.read',
+    outcome: 'ALLOW',
+    risk_score: 0.2,
+    decision_id: 'dec-1',
+    policies_evaluated: [],
+    policy_matched: null,
+    data: {},
+    ...overrides,
+  };
+}
+
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'arbiter-audit-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export function openLog(dir: string, options: Partial<FileAuditLogOptions> = {}): Promise<FileAuditLog> {
+  return FileAuditLog.open({
+    dir,
+    checkpointEvery: { entries: 1000, seconds: 3600 },
+    retainCheckpoints: 10,
+    ...options,
+  });
+}
+
+export async function readLogLines(dir: string): Promise<string[]> {
+  const text = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
+  return text.split('\n');
+}
+
+export async function writeLogText(dir: string, text: string): Promise<void> {
+  await writeFile(join(dir, AUDIT_LOG_FILE), text, 'utf8');
+}
+
+export interface FileProbe {
+  readBytes: number;
+  writes: number;
+  syncs: number;
+  failNextWrite: boolean;
+  failNextSync: boolean;
+}
+
+/** Wraps the real log file to count writes and fsyncs and to fail one on demand. */
+export function probedFile(probe: FileProbe): (path: string) => Promise<LogFile> {
+  return async (path) => {
+    const real = await openLogFile(path);
+    return {
+      ...real,
+      read: async (length, position) => {
+        const data = await real.read(length, position);
+        probe.readBytes += data.length;
+        return data;
+      },
+      write: async (data, position) => {
+        probe.writes += 1;
+        if (probe.failNextWrite) {
+          probe.failNextWrite = false;
+          // A partial write first, as a full disk produces: the log must cut it off.
+          await real.write(data.subarray(0, Math.floor(data.length / 2)), position);
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        }
+        await real.write(data, position);
+      },
+      sync: async () => {
+        probe.syncs += 1;
+        if (probe.failNextSync) {
+          probe.failNextSync = false;
+          throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        }
+        await real.sync();
+      },
+    };
+  };
+}
+
+export function newProbe(): FileProbe {
+  return { readBytes: 0, writes: 0, syncs: 0, failNextWrite: false, failNextSync: false };
+}
