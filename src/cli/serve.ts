@@ -107,9 +107,11 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     closing ??= (async () => {
       draining = true;
       logger.info({ reason }, 'shutting down: draining requests');
-      server.closeIdleConnections();
+      // Keep-alive connections turn idle as their last response goes out: close them as they do.
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
       const forced = setTimeout(() => server.closeAllConnections(), options.shutdownGraceSeconds * 1000);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearInterval(sweeper);
       clearTimeout(forced);
       await config.close();
       await audit.close();
