@@ -1,0 +1,50 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Checkpoint } from '../audit-log.js';
+import { CHECKPOINTS_FILE, FileCheckpointStore } from './checkpoint-store.js';
+import { tempDir } from './test-fixtures.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+const checkpoint = (seq: number, hash = `sha256:${seq}`): Checkpoint => ({
+  seq,
+  hash,
+  entry_id: `aud_${seq}`,
+  time: '2025-01-01T00:00:00.000Z',
+});
+
+describe('FileCheckpointStore', () => {
+  it('is empty without a file and keeps the newest K, oldest first, across instances', async () => {
+    const store = new FileCheckpointStore({ dir, retain: 3 });
+    expect(await store.list()).toEqual([]);
+    await Promise.all([1, 2, 3, 4, 5].map((seq) => store.save(checkpoint(seq))));
+    expect((await store.list()).map((c) => c.seq)).toEqual([3, 4, 5]);
+    const again = new FileCheckpointStore({ dir, retain: 3 });
+    expect(await again.list()).toEqual([checkpoint(3), checkpoint(4), checkpoint(5)]);
+    expect(await readdir(dir)).toEqual([CHECKPOINTS_FILE]);
+  });
+
+  it('never replaces an existing checkpoint at the same seq', async () => {
+    const store = new FileCheckpointStore({ dir, retain: 3 });
+    await store.save(checkpoint(7, 'sha256:old'));
+    await store.save(checkpoint(7, 'sha256:new'));
+    expect(await store.list()).toEqual([checkpoint(7, 'sha256:old')]);
+  });
+
+  it('writes the {checkpoints: [...]} document the CLI reads', async () => {
+    await new FileCheckpointStore({ dir, retain: 2 }).save(checkpoint(1));
+    const document = JSON.parse(await readFile(join(dir, CHECKPOINTS_FILE), 'utf8')) as unknown;
+    expect(document).toEqual({ checkpoints: [checkpoint(1)] });
+  });
+
+  it('refuses a file that holds no checkpoint list', async () => {
+    await writeFile(join(dir, CHECKPOINTS_FILE), '{"checkpoints": [{"seq": "x"}]}');
+    await expect(new FileCheckpointStore({ dir, retain: 2 }).list()).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
+  });
+});
