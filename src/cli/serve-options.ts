@@ -15,6 +15,8 @@ export interface ServeOptions {
   keyRateLimit: { requestsPerSecond: number; burst: number };
   checkpointEvery: { entries: number; seconds: number };
   shutdownGraceSeconds: number;
+  /** Audit to a Redis stream instead of the data directory's file. */
+  redis: { url: string; appendTimeoutMs: number; waitReplicas: number } | undefined;
 }
 
 export const SERVE_HELP = `Usage: arbiter serve [options]
@@ -38,6 +40,11 @@ Options:
   --checkpoint-entries N   checkpoint the audit chain every N entries (default: 1000)
   --checkpoint-seconds N   ... or every N seconds (default: 60)
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
+  --redis URL              audit to a Redis stream (redis://HOST:PORT/DB); checkpoints
+                           stay in --data-dir without a cluster
+  --redis-timeout MS       bound on one audit append; past it propose answers 503
+                           (default: 2000)
+  --redis-wait-replicas N  after each append, WAIT for N replicas (default: 0)
   -h, --help               this help
 
 Environment: ARBITER_LOG_LEVEL sets the default of --log-level.
@@ -54,6 +61,22 @@ function number(
   if (!Number.isFinite(value) || !check(value))
     throw new ArbiterError('INVALID_REQUEST', `--${name}: ${raw} is not a valid value`);
   return value;
+}
+
+function redisUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ArbiterError('INVALID_REQUEST', `--redis: ${raw} is not a URL; use redis://HOST:PORT/DB`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--redis: use a redis:// or rediss:// URL, not ${url.protocol}`,
+    );
+  }
+  return raw;
 }
 
 export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
@@ -75,6 +98,9 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'checkpoint-entries': { type: 'string' },
       'checkpoint-seconds': { type: 'string' },
       'shutdown-grace': { type: 'string' },
+      redis: { type: 'string' },
+      'redis-timeout': { type: 'string' },
+      'redis-wait-replicas': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -110,5 +136,17 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       seconds: number(values['checkpoint-seconds'], 'checkpoint-seconds', 60, positive),
     },
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
+    redis: values.redis
+      ? {
+          url: redisUrl(values.redis),
+          appendTimeoutMs: number(values['redis-timeout'], 'redis-timeout', 2000, positive),
+          waitReplicas: number(
+            values['redis-wait-replicas'],
+            'redis-wait-replicas',
+            0,
+            (n) => Number.isInteger(n) && n >= 0,
+          ),
+        }
+      : undefined,
   };
 }

@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.js';
-import { openFileAuditLog } from '../audit/file/index.js';
 import { ApiKeyRegistry, KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
@@ -12,6 +11,7 @@ import { IndexStore } from '../index/index.js';
 import { ApiObjectFile } from '../sources/api-object-file.js';
 import { EmbeddedConfig } from '../sources/embedded-config.js';
 import { ManifestWatcher } from '../sources/manifest-watcher.js';
+import { openAuditBackend } from './audit-backend.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
@@ -28,12 +28,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   const clock = () => new Date();
   await mkdir(options.dataDir, { recursive: true });
   const authenticator = await ApiKeyRegistry.load(options.apiKeys);
-  const audit = await openFileAuditLog({
-    dir: options.dataDir,
-    checkpointEvery: options.checkpointEvery,
-    retainCheckpoints: 100,
-    logger: logger.child({ component: 'audit' }),
-  });
+  const audit = await openAuditBackend(options, logger);
   const report = await audit.verify();
   if (report.ok) logger.info({ entries: report.entries_checked, head: report.head }, 'audit chain verified');
   else
