@@ -5,17 +5,20 @@ import { GENESIS_HASH } from '../chain.js';
  *
  * KEYS: 1 head, 2 stream, 3 ids, 4 time index, 5 cancel tombstone of this batch,
  *       6.. the equality index keys of each entry, in entry order.
- * ARGV: 1 expected head seq, 2 expected head hash, 3 entry count,
- *       then per entry: id, entry JSON, hash, timestamp ms, number of index keys.
+ * ARGV: 1 expected head seq, 2 expected head hash, 3 deadline in Redis-clock ms,
+ *       4 entry count, then per entry: id, entry JSON, hash, timestamp ms, number of index keys.
  * Reply: {'ok', last seq} | {'conflict', head seq, head hash} | {'landed', first seq}
- *        | {'cancelled'} | {'headless'}.
+ *        | {'cancelled'} | {'expired'} | {'headless'}.
+ *
+ * The deadline makes a call that reached Redis after its caller timed out (a slow or
+ * blocked server) refuse to write, so a rejected append does not land later.
  *
  * All checks run before the first write, and only the first XADD of a batch can fail
  * (later ids are larger), so an error reply means nothing was written.
  */
 export const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return {'cancelled'} end
-local landed = redis.call('HGET', KEYS[3], ARGV[4])
+local landed = redis.call('HGET', KEYS[3], ARGV[5])
 if landed then return {'landed', landed} end
 local head = redis.call('HMGET', KEYS[1], 'seq', 'hash')
 if not head[1] and redis.call('XLEN', KEYS[2]) > 0 then return {'headless'} end
@@ -24,8 +27,12 @@ local hash = head[2] or '${GENESIS_HASH}'
 if seq ~= tonumber(ARGV[1]) or hash ~= ARGV[2] then
   return {'conflict', tostring(seq), hash}
 end
-local n = tonumber(ARGV[3])
-local a = 4
+local clock = redis.call('TIME')
+if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) > tonumber(ARGV[3]) then
+  return {'expired'}
+end
+local n = tonumber(ARGV[4])
+local a = 5
 local k = 6
 local lastId, lastHash
 for i = 1, n do

@@ -8,6 +8,7 @@ import { decodeEntryOrThrow, encodeEntry, entryField, indexKeysOf } from './entr
 import { AuditAppendInDoubtError } from './errors.js';
 import type { AuditLogger } from './logger.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
+import { measureClockOffsetMs } from './redis-clock.js';
 import { LuaScript } from './run-script.js';
 import { sleep, withTimeout } from './timeout.js';
 
@@ -58,6 +59,7 @@ export class ChainAppender {
   private queue: PendingAppend[] = [];
   private draining: Promise<void> | undefined;
   private doubtful: DoubtfulBatch[] = [];
+  private clockOffsetMs = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -79,6 +81,11 @@ export class ChainAppender {
       });
       if (!this.draining) this.draining = this.drain();
     });
+  }
+
+  /** Measures Redis's clock against ours (on connect and after every reconnect). */
+  async syncClock(): Promise<void> {
+    this.clockOffsetMs = await measureClockOffsetMs(this.redis);
   }
 
   /** Resolves once every queued append has been answered. */
@@ -155,7 +162,7 @@ export class ChainAppender {
       const doubt = { batchId, firstId: (sealed[0] as AuditEntry).id, count: sealed.length };
       let reply: string[];
       try {
-        const call = APPEND.run(this.redis, ...this.appendArguments(batchId, sealed));
+        const call = APPEND.run(this.redis, ...this.appendArguments(batchId, sealed, deadline));
         reply = (await withTimeout(call, remainingMs, 'audit append script')) as string[];
       } catch (err) {
         if (isDefiniteFailure(err))
@@ -178,6 +185,8 @@ export class ChainAppender {
         continue;
       }
       if (status === 'landed') return this.readBack(Number(first), doubt);
+      if (status === 'expired')
+        throw new AuditUnavailableError('audit append reached Redis after its deadline');
       if (status === 'headless') {
         throw new AuditUnavailableError(
           'audit chain head is missing while the stream has entries; refusing to fork',
@@ -187,7 +196,11 @@ export class ChainAppender {
     }
   }
 
-  private appendArguments(batchId: string, sealed: AuditEntry[]): [string[], (string | number)[]] {
+  private appendArguments(
+    batchId: string,
+    sealed: AuditEntry[],
+    deadline: number,
+  ): [string[], (string | number)[]] {
     const keys = [
       this.keys.head,
       this.keys.stream,
@@ -195,7 +208,9 @@ export class ChainAppender {
       this.keys.time,
       this.keys.cancelled(batchId),
     ];
-    const args: (string | number)[] = [this.head.seq, this.head.hash, sealed.length];
+    // The deadline travels in Redis's clock so the script can compare it with TIME.
+    const redisDeadline = Math.floor(deadline + this.clockOffsetMs);
+    const args: (string | number)[] = [this.head.seq, this.head.hash, redisDeadline, sealed.length];
     for (const entry of sealed) {
       const indexKeys = indexKeysOf(this.keys, entry);
       keys.push(...indexKeys);

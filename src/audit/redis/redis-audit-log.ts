@@ -162,6 +162,12 @@ export class RedisAuditLog implements AuditLog {
 
   /** @internal called by openRedisAuditLog. */
   async start(): Promise<void> {
+    await this.appender.syncClock();
+    this.redis.on('ready', () => {
+      this.appender.syncClock().catch((err: unknown) => {
+        this.settings.logger.warn({ err }, 'audit log could not read the Redis clock');
+      });
+    });
     await this.checkpointer?.start(() => this.headCheckpoint());
   }
 
