@@ -36,14 +36,26 @@ interface PrinterColumn {
 
 const READY = '.status.conditions[?(@.type=="Ready")]';
 const readyColumns: PrinterColumn[] = [
-  { name: 'Ready', type: 'string', jsonPath: `${READY}.status`, description: 'Whether the controller accepted the object.' },
-  { name: 'Reason', type: 'string', jsonPath: `${READY}.reason`, priority: 1, description: 'Why it is (not) ready.' },
+  {
+    name: 'Ready',
+    type: 'string',
+    jsonPath: `${READY}.status`,
+    description: 'Whether the controller accepted the object.',
+  },
+  {
+    name: 'Reason',
+    type: 'string',
+    jsonPath: `${READY}.reason`,
+    priority: 1,
+    description: 'Why it is (not) ready.',
+  },
 ];
 const ageColumn: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 const PRINTER_COLUMNS: Record<Kind, PrinterColumn[]> = {
   Capability: [
-    { name: 'Name', type: 'string', jsonPath: '.spec.name', description: 'Dotted capability name.' },
+    // Not "Name": kubectl already prints the object name under that header.
+    { name: 'Capability', type: 'string', jsonPath: '.spec.name', description: 'Dotted capability name.' },
     { name: 'Risk', type: 'string', jsonPath: '.spec.riskLevel' },
     ...readyColumns,
     ageColumn,
@@ -74,12 +86,18 @@ const conditionSchema: Schema = {
     type: {
       type: 'string',
       maxLength: 316,
-      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
     },
     status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
     observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
     lastTransitionTime: { type: 'string', format: 'date-time' },
-    reason: { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    },
     message: { type: 'string', maxLength: 32768 },
   },
 };

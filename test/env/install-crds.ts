@@ -23,7 +23,9 @@ interface CrdCondition {
 /** The committed CRDs (crds/*.yaml) as objects. */
 export async function readCrdManifests(dir = CRDS_DIR): Promise<CrdManifest[]> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.yaml')).sort();
-  return Promise.all(files.map(async (file) => parse(await readFile(join(dir, file), 'utf8')) as CrdManifest));
+  return Promise.all(
+    files.map(async (file) => parse(await readFile(join(dir, file), 'utf8')) as CrdManifest),
+  );
 }
 
 /**
@@ -53,7 +55,10 @@ export async function installCrds(
     if (created.status === 409) {
       const current = await controlPlane.request<CrdManifest>('GET', `${base}/${crd.metadata.name}`);
       const replaced = await controlPlane.request('PUT', `${base}/${crd.metadata.name}`, {
-        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: current.body.metadata.resourceVersion } },
+        body: {
+          ...crd,
+          metadata: { ...crd.metadata, resourceVersion: current.body.metadata.resourceVersion },
+        },
       });
       if (replaced.status !== 200) throw new Error(`replacing CRD ${crd.metadata.name}: ${replaced.text}`);
     } else if (created.status !== 201) {

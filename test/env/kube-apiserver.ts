@@ -251,7 +251,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       apiserver = started;
       processes.push(started);
       await waitUntil(`kube-apiserver ${url}/readyz`, started, readyTimeoutMs, async () => {
-        const res = await kubeRequest({ url, caCert, token: adminToken }, 'GET', '/readyz', { timeoutMs: 2_000 });
+        const res = await kubeRequest({ url, caCert, token: adminToken }, 'GET', '/readyz', {
+          timeoutMs: 2_000,
+        });
         return res.status === 200;
       });
     };
@@ -270,9 +272,16 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       const kc = new KubeConfig();
       kc.loadFromOptions({
         clusters: [
-          { name: CLUSTER_NAME, server: url, caData: Buffer.from(caCert).toString('base64'), skipTLSVerify: false },
+          {
+            name: CLUSTER_NAME,
+            server: url,
+            caData: Buffer.from(caCert).toString('base64'),
+            skipTLSVerify: false,
+          },
         ],
-        users: [{ name: userName, token: userToken, ...(impersonate ? { impersonateUser: impersonate } : {}) }],
+        users: [
+          { name: userName, token: userToken, ...(impersonate ? { impersonateUser: impersonate } : {}) },
+        ],
         contexts: [{ name: userName, cluster: CLUSTER_NAME, user: userName }],
         currentContext: userName,
       });
@@ -318,7 +327,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       async logTail(server, lines) {
         const log = join(dir, server === 'etcd' ? 'etcd.log' : 'kube-apiserver.log');
         const text = await readFile(log, 'utf8').catch(() => '');
-        return text.trimEnd().split('\n').slice(-(lines ?? 30)).join('\n');
+        return text
+          .trimEnd()
+          .split('\n')
+          .slice(-(lines ?? 30))
+          .join('\n');
       },
       stop,
     };

@@ -37,8 +37,29 @@ export async function makePki(dir: string): Promise<ControlPlanePki> {
   };
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   await Promise.all([
-    openssl(['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', pki.caCert, '-subj', '/CN=arbiter-test-ca', '-days', '7']),
-    openssl(['req', ...ec, '-keyout', pki.servingKey, '-out', file('apiserver.csr'), '-subj', '/CN=kube-apiserver']),
+    openssl([
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      pki.caCert,
+      '-subj',
+      '/CN=arbiter-test-ca',
+      '-days',
+      '7',
+    ]),
+    openssl([
+      'req',
+      ...ec,
+      '-keyout',
+      pki.servingKey,
+      '-out',
+      file('apiserver.csr'),
+      '-subj',
+      '/CN=kube-apiserver',
+    ]),
     openssl(['genrsa', '-out', pki.serviceAccountKey, '2048']),
   ]);
   await writeFile(
@@ -47,8 +68,21 @@ export async function makePki(dir: string): Promise<ControlPlanePki> {
   );
   await Promise.all([
     openssl([
-      'x509', '-req', '-in', file('apiserver.csr'), '-CA', pki.caCert, '-CAkey', file('ca.key'),
-      '-CAcreateserial', '-out', pki.servingCert, '-days', '7', '-extfile', file('apiserver.ext'),
+      'x509',
+      '-req',
+      '-in',
+      file('apiserver.csr'),
+      '-CA',
+      pki.caCert,
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      pki.servingCert,
+      '-days',
+      '7',
+      '-extfile',
+      file('apiserver.ext'),
     ]),
     openssl(['rsa', '-in', pki.serviceAccountKey, '-pubout', '-out', pki.serviceAccountPublicKey]),
   ]);
