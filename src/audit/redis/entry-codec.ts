@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../audit-log.js';
+import { parseEntryLine } from '../entry-shape.js';
 import { INDEXED_FIELDS, type RedisAuditKeys } from './redis-keys.js';
 
 /** Field of a stream entry that holds the entry as JSON. */
@@ -10,20 +11,8 @@ export function encodeEntry(entry: AuditEntry): string {
 
 /** Parses a stored entry; returns a reason instead when it is not one (a tampered stream). */
 export function decodeEntry(json: string): AuditEntry | { invalid: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return { invalid: 'stored entry is not valid JSON' };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { invalid: 'stored entry is not a JSON object' };
-  }
-  const entry = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(entry.seq) || typeof entry.id !== 'string' || typeof entry.hash !== 'string') {
-    return { invalid: 'stored entry lacks seq, id or hash' };
-  }
-  return value as AuditEntry;
+  const parsed = parseEntryLine(json);
+  return parsed.kind === 'entry' ? parsed.entry : { invalid: `stored entry: ${parsed.reason}` };
 }
 
 /** Decodes or throws: for reads, where a malformed entry is a storage fault. */

@@ -1,0 +1,5 @@
+export {
+  CHECKPOINTS_KEY,
+  ConfigMapCheckpointStore,
+  type ConfigMapCheckpointStoreOptions,
+} from './configmap-checkpoint-store.js';
