@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry, Checkpoint } from './audit-log.js';
 import { sealEntry } from './chain.js';
@@ -28,8 +29,8 @@ function chain(n: number): AuditEntry[] {
   return entries;
 }
 
-async function* stream(lines: string[]): AsyncIterable<string> {
-  yield* lines;
+function stream(lines: string[]): AsyncIterable<string> {
+  return Readable.from(lines);
 }
 
 const lines = (entries: AuditEntry[]) => entries.map((e) => JSON.stringify(e));

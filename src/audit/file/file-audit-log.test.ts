@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,8 +14,8 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
 
-async function* linesOf(text: string): AsyncIterable<string> {
-  yield* text.split('\n');
+function linesOf(text: string): AsyncIterable<string> {
+  return Readable.from(text.split('\n'));
 }
 
 describe('FileAuditLog append and restart', () => {
@@ -128,6 +129,18 @@ describe('FileAuditLog group commit', () => {
     await expect(log.append(event())).rejects.toBeInstanceOf(AuditUnavailableError);
     expect(await readLogLines(dir)).toEqual(['']);
     expect((await log.append(event())).seq).toBe(1);
+    await log.close();
+  });
+});
+
+describe('FileAuditLog verify during appends', () => {
+  it('reports ok while appends and checkpoints keep landing', async () => {
+    const log = await openLog(dir, { checkpointEvery: { entries: 7, seconds: 3600 } });
+    for (let i = 0; i < 50; i += 1) await log.append(event());
+    const appends = Promise.all(Array.from({ length: 300 }, () => log.append(event())));
+    const reports = await Promise.all([log.verify(), log.verify(), appends.then(() => log.verify())]);
+    for (const report of reports) expect(report).toMatchObject({ ok: true });
+    expect(reports[2]!.entries_checked).toBe(350);
     await log.close();
   });
 });

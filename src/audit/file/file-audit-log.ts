@@ -9,6 +9,7 @@ import type {
   AuditPage,
   AuditQuery,
   ChainHead,
+  Checkpoint,
   CheckpointStore,
 } from '../audit-log.js';
 import { canonicalJson, GENESIS_HASH, sealEntry } from '../chain.js';
@@ -21,7 +22,7 @@ import { readEntries } from './entry-reader.js';
 import { verifyLogFile } from './file-verify.js';
 import { GroupCommit } from './group-commit.js';
 import { openLogFile, type LogFile, type OpenLogFile } from './log-file.js';
-import { loadLog } from './log-loader.js';
+import { loadLog, type LoadedLog } from './log-loader.js';
 import { RangeVerifier } from './range-verifier.js';
 
 export const AUDIT_LOG_FILE = 'audit.jsonl';
@@ -48,6 +49,19 @@ export interface FileAuditLogOptions {
 
 const DEFAULTS = { maxBatchEntries: 1000, verifyCacheSeconds: 60 };
 
+interface LogParts {
+  file: LogFile;
+  loaded: LoadedLog;
+  store: CheckpointStore;
+  initialCheckpoints: Checkpoint[];
+  ranges: RangeVerifier;
+  logger: AuditLogger;
+  now: () => Date;
+  newId: () => string;
+  maxBatchEntries: number;
+  checkpointEvery: CheckpointEvery;
+}
+
 function validateEvent(event: AuditEventInput): void {
   if (Number.isNaN(Date.parse(event.timestamp))) {
     throw new ArbiterError(
@@ -70,19 +84,36 @@ export class FileAuditLog implements AuditLog {
   /** A failed write whose truncation also failed leaves bytes to cut before the next write. */
   private dirtyTail = false;
 
-  private constructor(
-    private readonly file: LogFile,
-    private readonly index: EntryIndex,
-    private length: number,
-    private last: HeadSnapshot | undefined,
-    private readonly checkpoints: CheckpointStore,
-    private readonly checkpointer: Checkpointer,
-    private readonly ranges: RangeVerifier,
-    private readonly logger: AuditLogger,
-    private readonly newId: () => string,
-    maxBatchEntries: number,
-  ) {
-    this.commits = new GroupCommit((batch) => this.writeBatch(batch), maxBatchEntries);
+  private readonly file: LogFile;
+  private readonly index: EntryIndex;
+  private length: number;
+  private last: HeadSnapshot | undefined;
+  private readonly checkpoints: CheckpointStore;
+  private readonly checkpointer: Checkpointer;
+  private readonly ranges: RangeVerifier;
+  private readonly logger: AuditLogger;
+  private readonly newId: () => string;
+
+  private constructor(parts: LogParts) {
+    this.file = parts.file;
+    this.index = parts.loaded.index;
+    this.length = parts.loaded.length;
+    this.last = parts.loaded.head;
+    this.checkpoints = parts.store;
+    this.logger = parts.logger;
+    this.newId = parts.newId;
+    this.ranges = parts.ranges;
+    const headSeq = this.last?.seq ?? 0;
+    const checkpointed = parts.initialCheckpoints.filter((c) => c.seq <= headSeq).at(-1)?.seq ?? 0;
+    this.checkpointer = new Checkpointer(
+      parts.store,
+      parts.checkpointEvery,
+      () => this.last,
+      parts.now,
+      parts.logger,
+      checkpointed,
+    );
+    this.commits = new GroupCommit((batch) => this.writeBatch(batch), parts.maxBatchEntries);
   }
 
   static async open(options: FileAuditLogOptions): Promise<FileAuditLog> {
@@ -93,25 +124,15 @@ export class FileAuditLog implements AuditLog {
     const store =
       settings.checkpointStore ??
       new FileCheckpointStore({ dir: settings.dir, retain: settings.retainCheckpoints });
-    const checkpoints = await store.list();
+    const initialCheckpoints = await store.list();
     const file = await (settings.openFile ?? openLogFile)(join(settings.dir, AUDIT_LOG_FILE));
-    const loaded = await loadLog(file, checkpoints, logger);
+    const loaded = await loadLog(file, initialCheckpoints, logger);
     if (!loaded.report.ok) {
       logger.error(
         { break: loaded.report.break },
         'audit chain is broken; new entries continue from the last one',
       );
     }
-    let log: FileAuditLog | undefined;
-    const headSeq = loaded.head?.seq ?? 0;
-    const checkpointer = new Checkpointer(
-      store,
-      settings.checkpointEvery,
-      () => log?.last,
-      now,
-      logger,
-      checkpoints.filter((c) => c.seq <= headSeq).at(-1)?.seq ?? 0,
-    );
     const ranges = new RangeVerifier({
       file,
       index: loaded.index,
@@ -121,19 +142,19 @@ export class FileAuditLog implements AuditLog {
       logger,
     });
     ranges.setKnownBreak(loaded.report.break?.seq);
-    log = new FileAuditLog(
+    const log = new FileAuditLog({
       file,
-      loaded.index,
-      loaded.length,
-      loaded.head,
+      loaded,
       store,
-      checkpointer,
+      initialCheckpoints,
       ranges,
       logger,
-      settings.idGenerator ?? (() => `aud_${randomUUID()}`),
-      settings.maxBatchEntries,
-    );
-    checkpointer.start();
+      now,
+      newId: settings.idGenerator ?? (() => `aud_${randomUUID()}`),
+      maxBatchEntries: settings.maxBatchEntries,
+      checkpointEvery: settings.checkpointEvery,
+    });
+    log.checkpointer.start();
     return log;
   }
 
@@ -173,16 +194,19 @@ export class FileAuditLog implements AuditLog {
     // Checkpoints first: each names a head committed before the snapshot taken next, so
     // one beyond the snapshot can only mean a truncated log, never a concurrent append.
     const checkpoints = await this.checkpoints.list();
-    const head = await this.head();
+    // Head and length together, synchronously: both describe the same committed prefix.
+    const head = this.currentHead();
     const report = await verifyLogFile(this.file, this.length, head, checkpoints);
     this.ranges.setKnownBreak(report.break?.seq);
     return report;
   }
 
   head(): Promise<ChainHead> {
-    return Promise.resolve(
-      this.last ? { seq: this.last.seq, hash: this.last.hash } : { seq: 0, hash: GENESIS_HASH },
-    );
+    return Promise.resolve(this.currentHead());
+  }
+
+  private currentHead(): ChainHead {
+    return this.last ? { seq: this.last.seq, hash: this.last.hash } : { seq: 0, hash: GENESIS_HASH };
   }
 
   subscribe(listener: (entry: AuditEntry) => void): () => void {

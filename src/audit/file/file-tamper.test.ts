@@ -96,8 +96,12 @@ describe('tampering is detected after restart', () => {
     await editLines((lines) => {
       let previous: AuditEntry | null = null;
       return lines.map((line, i) => {
-        const { hash: _h, previous_hash: _p, seq: _s, ...content } = JSON.parse(line) as AuditEntry;
-        const entry = sealEntry(i === 2 ? { ...content, outcome: 'DENY' } : content, previous);
+        const content: Partial<AuditEntry> = JSON.parse(line) as AuditEntry;
+        delete content.hash;
+        delete content.previous_hash;
+        delete content.seq;
+        const unchained = content as Parameters<typeof sealEntry>[0];
+        const entry = sealEntry(i === 2 ? { ...unchained, outcome: 'DENY' } : unchained, previous);
         previous = entry;
         return JSON.stringify(entry);
       });

@@ -42,23 +42,36 @@ export class RangeVerifier {
   }
 
   async isVerified(seq: number, headSeq: number): Promise<boolean> {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > headSeq) return false;
-    if (this.knownBreak !== undefined && seq >= this.knownBreak) return false;
+    if (!this.mayHold(seq, headSeq)) return false;
     const checkpoint = (await this.deps.checkpoints()).filter((c) => c.seq <= seq).at(-1);
     const key = checkpoint?.seq ?? 0;
     const nowMs = this.deps.now().getTime();
-    const cached = this.verified.get(key);
-    const fresh = cached && nowMs - cached.checkedAtMs < this.deps.cacheMs ? cached : undefined;
+    const fresh = this.freshRange(key, nowMs);
     if (fresh && fresh.upTo.seq >= seq) return true;
-    const from = fresh ? fresh.upTo.seq + 1 : (checkpoint?.seq ?? 1);
-    const result = await this.check(from, seq, fresh?.upTo ?? null, checkpoint);
+    const result = fresh
+      ? await this.check(fresh.upTo.seq + 1, seq, fresh.upTo, undefined)
+      : await this.check(checkpoint?.seq ?? 1, seq, null, checkpoint);
     if ('reason' in result) {
-      this.deps.logger.warn({ break: result }, 'audit chain break found while checking an entry');
-      this.knownBreak = Math.min(this.knownBreak ?? result.seq, result.seq);
+      this.noteBreak(result);
       return false;
     }
-    this.verified.set(key, { upTo: result, checkedAtMs: fresh?.checkedAtMs ?? nowMs });
+    this.verified.set(key, { upTo: result, checkedAtMs: fresh ? fresh.checkedAtMs : nowMs });
     return true;
+  }
+
+  private mayHold(seq: number, headSeq: number): boolean {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > headSeq) return false;
+    return this.knownBreak === undefined || seq < this.knownBreak;
+  }
+
+  private freshRange(key: number, nowMs: number): VerifiedRange | undefined {
+    const cached = this.verified.get(key);
+    return cached && nowMs - cached.checkedAtMs < this.deps.cacheMs ? cached : undefined;
+  }
+
+  private noteBreak(found: ChainBreak): void {
+    this.deps.logger.warn({ break: found }, 'audit chain break found while checking an entry');
+    this.knownBreak = Math.min(this.knownBreak ?? found.seq, found.seq);
   }
 
   /** Verifies entries from..to; a checkpoint run first checks the checkpointed entry itself. */
