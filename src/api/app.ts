@@ -14,11 +14,15 @@ export function createApp(deps: ApiDependencies): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(deps.logger, deps.metrics));
   app.use(healthRoutes(deps));
   const openapi = buildOpenApiDocument(deps.version);
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openapi);
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', deps.metrics.registry.contentType);
+    res.send(await deps.metrics.registry.metrics());
   });
   app.use('/api/v1', governanceRoutes(deps));
   app.use('/api/v1', configurationRoutes(deps));

@@ -4,6 +4,7 @@ import type { KeyRateLimiter } from '../auth/index.js';
 import type { ConfigWriter } from '../governance/config-writer.js';
 import type { DecisionService } from '../governance/decision-service.js';
 import type { IndexSnapshot } from '../index/index.js';
+import type { Metrics } from '../metrics/index.js';
 import type { Authenticator } from './authenticate.js';
 
 /** A readiness check: a name and whether it holds now, with a reason when it does not. */
@@ -24,4 +25,5 @@ export interface ApiDependencies {
   readiness: ReadinessCheck[];
   clock: () => Date;
   version: string;
+  metrics: Metrics;
 }

@@ -15,6 +15,7 @@ export interface ServeOptions {
   keyRateLimit: { requestsPerSecond: number; burst: number };
   checkpointEvery: { entries: number; seconds: number };
   shutdownGraceSeconds: number;
+  verifyIntervalSeconds: number;
   /** Audit to a Redis stream instead of the data directory's file. */
   redis: { url: string; appendTimeoutMs: number; waitReplicas: number } | undefined;
 }
@@ -40,6 +41,7 @@ Options:
   --checkpoint-entries N   checkpoint the audit chain every N entries (default: 1000)
   --checkpoint-seconds N   ... or every N seconds (default: 60)
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
+  --verify-interval S      re-verify the whole audit chain every S seconds (default: 300)
   --redis URL              audit to a Redis stream (redis://HOST:PORT/DB); checkpoints
                            stay in --data-dir without a cluster
   --redis-timeout MS       bound on one audit append; past it propose answers 503
@@ -98,6 +100,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'checkpoint-entries': { type: 'string' },
       'checkpoint-seconds': { type: 'string' },
       'shutdown-grace': { type: 'string' },
+      'verify-interval': { type: 'string' },
       redis: { type: 'string' },
       'redis-timeout': { type: 'string' },
       'redis-wait-replicas': { type: 'string' },
@@ -136,6 +139,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       seconds: number(values['checkpoint-seconds'], 'checkpoint-seconds', 60, positive),
     },
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
+    verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
     redis: values.redis
       ? {
           url: redisUrl(values.redis),

@@ -12,6 +12,7 @@ import { ApiObjectFile } from '../sources/api-object-file.js';
 import { EmbeddedConfig } from '../sources/embedded-config.js';
 import { ManifestWatcher } from '../sources/manifest-watcher.js';
 import { openAuditBackend } from './audit-backend.js';
+import { instrumentAuditLog, Metrics } from '../metrics/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
@@ -28,16 +29,33 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   const clock = () => new Date();
   await mkdir(options.dataDir, { recursive: true });
   const authenticator = await ApiKeyRegistry.load(options.apiKeys);
-  const audit = await openAuditBackend(options, logger);
-  const report = await audit.verify();
-  if (report.ok) logger.info({ entries: report.entries_checked, head: report.head }, 'audit chain verified');
-  else
-    logger.error(
-      { break: report.break },
-      'audit chain is BROKEN: the log was altered; see GET /api/v1/audit/verify',
-    );
+  const metrics = new Metrics();
+  const audit = instrumentAuditLog(await openAuditBackend(options, logger), metrics);
+  const verifyChain = async () => {
+    const report = await audit.verify();
+    if (report.ok)
+      logger.info({ entries: report.entries_checked, head: report.head }, 'audit chain verified');
+    else
+      logger.error(
+        { break: report.break },
+        'audit chain is BROKEN: the log was altered; see GET /api/v1/audit/verify',
+      );
+  };
+  await verifyChain();
+  const verifier = setInterval(() => {
+    verifyChain().catch((err: unknown) => logger.error({ err }, 'audit chain verification failed'));
+  }, options.verifyIntervalSeconds * 1000);
+  verifier.unref();
 
   const index = new IndexStore();
+  index.onChange((snapshot) => {
+    const { counts } = snapshot;
+    metrics.indexObjects.set({ kind: 'Capability' }, counts.capabilities);
+    metrics.indexObjects.set({ kind: 'Policy' }, counts.policies);
+    metrics.indexObjects.set({ kind: 'ActorGrant' }, counts.actorGrantObjects);
+    metrics.indexNotReady.set(counts.notReady);
+    metrics.lastSync.set({ source: options.manifests ? 'manifests' : 'api' }, Date.now() / 1000);
+  });
   const auditor = new ConfigAuditor(audit, clock);
   await auditor.restore();
   const config = new EmbeddedConfig({
@@ -84,6 +102,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     ],
     clock,
     version: VERSION,
+    metrics,
   });
 
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
@@ -101,6 +120,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   const shutdown = (reason: string) => {
     closing ??= (async () => {
       draining = true;
+      clearInterval(verifier);
       logger.info({ reason }, 'shutting down: draining requests');
       // Keep-alive connections turn idle as their last response goes out: close them as they do.
       const sweeper = setInterval(() => server.closeIdleConnections(), 50);

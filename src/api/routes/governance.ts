@@ -63,7 +63,15 @@ export function governanceRoutes(deps: ApiDependencies): Router {
         `key "${principalOf(req)}" may not propose for actor ${proposal.actor.id}`,
       );
     }
-    res.json(await deps.decisions.propose(proposal, principalOf(req)));
+    const stop = deps.metrics.decisionSeconds.startTimer();
+    const decision = await deps.decisions.propose(proposal, principalOf(req));
+    stop();
+    const registered = deps.index.current().capability(proposal.action.capability) !== undefined;
+    deps.metrics.decisions.inc({
+      outcome: decision.outcome,
+      capability: registered ? proposal.action.capability : 'unregistered',
+    });
+    res.json(decision);
   });
 
   router.get('/governance/decisions', guard('governance:read'), async (req, res) => {

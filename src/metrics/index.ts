@@ -1,0 +1,2 @@
+export { Metrics } from './metrics.js';
+export { instrumentAuditLog } from './instrumented-audit-log.js';

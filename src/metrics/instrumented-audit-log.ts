@@ -1,0 +1,32 @@
+import type { AuditEntry, AuditEventInput, AuditLog, VerifyReport } from '../audit/audit-log.js';
+import type { Metrics } from './metrics.js';
+
+/** Wraps any audit backend to time appends, count failures and publish verification results. */
+export function instrumentAuditLog(audit: AuditLog, metrics: Metrics): AuditLog {
+  return {
+    async append(event: AuditEventInput): Promise<AuditEntry> {
+      const stop = metrics.auditAppendSeconds.startTimer();
+      try {
+        return await audit.append(event);
+      } catch (err) {
+        metrics.auditAppendFailures.inc();
+        throw err;
+      } finally {
+        stop();
+      }
+    },
+    async verify(): Promise<VerifyReport> {
+      const report = await audit.verify();
+      metrics.chainVerified.set(report.ok ? 1 : 0);
+      metrics.chainVerifiedAt.set(Date.now() / 1000);
+      return report;
+    },
+    query: (q) => audit.query(q),
+    get: (id) => audit.get(id),
+    byDecision: (id) => audit.byDecision(id),
+    isVerified: (seq) => audit.isVerified(seq),
+    head: () => audit.head(),
+    subscribe: (listener) => audit.subscribe(listener),
+    close: () => audit.close(),
+  };
+}
