@@ -23,9 +23,9 @@ describe('Redis audit log: append and read', () => {
     const [second, third] = await Promise.all([log.append(decisionEvent(2)), log.append(decisionEvent(3))]);
     expect(first).toMatchObject({ seq: 1, previous_hash: GENESIS_HASH });
     expect(second).toMatchObject({ seq: 2, previous_hash: first.hash });
-    expect(third).toMatchObject({ seq: 3, previous_hash: second!.hash });
-    for (const entry of [first, second!, third!]) expect(hashEntry(entry)).toBe(entry.hash);
-    expect(await log.head()).toEqual({ seq: 3, hash: third!.hash });
+    expect(third).toMatchObject({ seq: 3, previous_hash: second.hash });
+    for (const entry of [first, second, third]) expect(hashEntry(entry)).toBe(entry.hash);
+    expect(await log.head()).toEqual({ seq: 3, hash: third.hash });
   });
 
   it('reads an entry by id and the entries of a decision', async () => {

@@ -119,12 +119,11 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     let previous: AuditEntry | null = null;
     const rewrite = admin.multi().del(keys.stream);
     for (const [id, fields] of items) {
-      const {
-        hash: _h,
-        previous_hash: _p,
-        seq: _s,
-        ...content
-      } = JSON.parse(fields[1] as string) as AuditEntry;
+      const stored: Partial<AuditEntry> = JSON.parse(fields[1] as string) as AuditEntry;
+      delete stored.hash;
+      delete stored.previous_hash;
+      delete stored.seq;
+      const content = stored as Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>;
       const forged: AuditEntry = sealEntry({ ...content, outcome: 'ALLOW' }, previous);
       rewrite.xadd(keys.stream, id, 'entry', JSON.stringify(forged));
       previous = forged;

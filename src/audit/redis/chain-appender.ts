@@ -151,22 +151,17 @@ export class ChainAppender {
     if (this.doubtful.length > 0) await this.settleDoubtful(Math.max(1, deadline - Date.now()));
     const batchId = randomUUID();
     for (let attempt = 1; ; attempt += 1) {
-      const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0) {
-        throw new AuditUnavailableError(`audit append timed out after ${this.settings.appendTimeoutMs} ms`);
-      }
-      if (this.redis.status !== 'ready') {
-        throw new AuditUnavailableError(`Redis is not connected (${this.redis.status})`);
-      }
+      this.assertCanSend(deadline);
       const sealed = sealBatch(contents, this.head);
       const doubt = { batchId, firstId: (sealed[0] as AuditEntry).id, count: sealed.length };
       let reply: string[];
       try {
         const call = APPEND.run(this.redis, ...this.appendArguments(batchId, sealed, deadline));
-        reply = (await withTimeout(call, remainingMs, 'audit append script')) as string[];
+        reply = (await withTimeout(call, deadline - Date.now(), 'audit append script')) as string[];
       } catch (err) {
-        if (isDefiniteFailure(err))
+        if (isDefiniteFailure(err)) {
           throw new AuditUnavailableError('Redis refused the audit append', { cause: err });
+        }
         return this.settleAfterLostReply(doubt, err);
       }
       const [status, first, second] = reply;
@@ -175,24 +170,24 @@ export class ChainAppender {
         await this.waitForReplicas(deadline);
         return sealed;
       }
-      if (status === 'conflict') {
-        this.head = { seq: Number(first), hash: String(second) };
-        if (attempt >= this.settings.maxAttempts) {
-          throw new AuditUnavailableError(`audit append lost the race to other writers ${attempt} times`);
-        }
-        // The reply carries the new head, so the first retry goes at once; later ones back off.
-        if (attempt > 1) await sleep(Math.random() * Math.min(50, 2 ** attempt));
-        continue;
-      }
       if (status === 'landed') return this.readBack(Number(first), doubt);
-      if (status === 'expired')
-        throw new AuditUnavailableError('audit append reached Redis after its deadline');
-      if (status === 'headless') {
-        throw new AuditUnavailableError(
-          'audit chain head is missing while the stream has entries; refusing to fork',
-        );
+      if (status !== 'conflict') throw refusal(status);
+      this.head = { seq: Number(first), hash: String(second) };
+      if (attempt >= this.settings.maxAttempts) {
+        throw new AuditUnavailableError(`audit append lost the race to other writers ${attempt} times`);
       }
-      throw new AuditUnavailableError(`audit append was refused (${String(status)})`);
+      // The reply carries the new head, so the first retry goes at once; later ones back off.
+      if (attempt > 1) await sleep(Math.random() * Math.min(50, 2 ** attempt));
+    }
+  }
+
+  /** Fails fast, without sending, when the bound is spent or Redis is not connected. */
+  private assertCanSend(deadline: number): void {
+    if (deadline - Date.now() <= 0) {
+      throw new AuditUnavailableError(`audit append timed out after ${this.settings.appendTimeoutMs} ms`);
+    }
+    if (this.redis.status !== 'ready') {
+      throw new AuditUnavailableError(`Redis is not connected (${this.redis.status})`);
     }
   }
 
@@ -306,6 +301,17 @@ function sealBatch(contents: EntryContent[], head: ChainHead): AuditEntry[] {
 function headOf(entries: readonly AuditEntry[]): ChainHead {
   const last = entries[entries.length - 1] as AuditEntry;
   return { seq: last.seq, hash: last.hash };
+}
+
+/** A reply of the append script that stored nothing and must not be retried. */
+function refusal(status: string | undefined): AuditUnavailableError {
+  if (status === 'expired') return new AuditUnavailableError('audit append reached Redis after its deadline');
+  if (status === 'headless') {
+    return new AuditUnavailableError(
+      'audit chain head is missing while the stream has entries; refusing to fork',
+    );
+  }
+  return new AuditUnavailableError(`audit append was refused (${String(status)})`);
 }
 
 /** The server answered with an error (nothing was written), or the command was never sent. */

@@ -68,7 +68,7 @@ const DEFAULTS = {
   maxBatchEntries: 100,
   maxAppendAttempts: 32,
   verifyChunkEntries: 1000,
-  logger: SILENT_LOGGER as AuditLogger,
+  logger: SILENT_LOGGER,
   now: (): Date => new Date(),
   newId: (): string => randomUUID(),
 };

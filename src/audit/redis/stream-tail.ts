@@ -45,24 +45,26 @@ export class StreamTail {
   }
 
   private async follow(connection: Redis): Promise<void> {
-    // An explicit id, not '$': entries appended between two XREADs must not be skipped.
     let lastId: string | undefined;
     while (this.connection === connection) {
       try {
-        lastId ??= (await connection.xrevrange(this.stream, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
-        const reply = await connection.xread('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, lastId);
-        for (const [, items] of reply ?? []) {
-          for (const [id, fields] of items) {
-            lastId = id;
-            this.emit(entryField(fields));
-          }
-        }
+        lastId = await this.readOnce(connection, lastId);
       } catch (err) {
         if (this.connection !== connection) return;
         this.logger.warn({ err }, 'audit live feed lost Redis; retrying');
         await sleep(RETRY_DELAY_MS);
       }
     }
+  }
+
+  /** One blocking read after lastId; returns the id to continue from. */
+  private async readOnce(connection: Redis, lastId: string | undefined): Promise<string> {
+    // An explicit id, not '$': entries appended between two XREADs must not be skipped.
+    const from = lastId ?? (await connection.xrevrange(this.stream, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    const reply = await connection.xread('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, from);
+    const items = reply?.[0]?.[1] ?? [];
+    for (const [, fields] of items) this.emit(entryField(fields));
+    return items[items.length - 1]?.[0] ?? from;
   }
 
   private emit(json: string | undefined): void {

@@ -6,12 +6,13 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   constructor(private readonly retain = 100) {}
 
-  async list(): Promise<Checkpoint[]> {
-    return [...this.checkpoints];
+  list(): Promise<Checkpoint[]> {
+    return Promise.resolve([...this.checkpoints]);
   }
 
-  async save(checkpoint: Checkpoint): Promise<void> {
+  save(checkpoint: Checkpoint): Promise<void> {
     this.checkpoints.push(checkpoint);
     this.checkpoints.splice(0, Math.max(0, this.checkpoints.length - this.retain));
+    return Promise.resolve();
   }
 }

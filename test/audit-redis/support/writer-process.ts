@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const REGISTER = fileURLToPath(new URL('./register-ts.mjs', import.meta.url));
+const REGISTER = fileURLToPath(new URL('./register-ts.js', import.meta.url));
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
 
 export interface WriterOutcome {

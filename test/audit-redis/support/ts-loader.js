@@ -2,7 +2,7 @@
 // (Node 20 cannot strip types): `.js` imports resolve to `.ts` files, transpiled on load.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import ts from 'typescript';
 
 export async function resolve(specifier, context, nextResolve) {
