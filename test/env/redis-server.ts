@@ -26,6 +26,8 @@ export interface RedisServerOptions {
   /** Default always: the durability the tests rely on. */
   appendfsync?: 'always' | 'everysec' | 'no';
   startTimeoutMs?: number;
+  /** More redis-server flags, e.g. ['--replicaof', '127.0.0.1', '6379']. */
+  extraArgs?: string[];
 }
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
@@ -46,6 +48,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     dir,
     '--daemonize',
     'no',
+    ...(options.extraArgs ?? []),
   ];
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   let child: ChildProcess | undefined;
