@@ -26,4 +26,6 @@ export interface ApiDependencies {
   clock: () => Date;
   version: string;
   metrics: Metrics;
+  /** Aborted when the server starts shutting down: long-lived streams end then. */
+  shutdown: AbortSignal;
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../model/index.js';
 
@@ -18,12 +19,23 @@ export interface ServeOptions {
   verifyIntervalSeconds: number;
   /** Audit to a Redis stream instead of the data directory's file. */
   redis: { url: string; appendTimeoutMs: number; waitReplicas: number } | undefined;
+  /** Configuration from the cluster's custom resources instead of --manifests. */
+  kubernetes: KubernetesOptions | undefined;
+}
+
+export interface KubernetesOptions {
+  /** A kubeconfig file; undefined means the in-cluster ServiceAccount. */
+  kubeconfig: string | undefined;
+  lease: { namespace: string; name: string };
+  /** This replica's name in the leader Lease. */
+  identity: string;
 }
 
 export const SERVE_HELP = `Usage: arbiter serve [options]
 
-Serves the Arbiter API (embedded mode: configuration from a manifests folder,
-audit log in the data directory).
+Serves the Arbiter API. Embedded mode: configuration from a manifests folder.
+Cluster mode (--kubernetes or --kubeconfig): configuration from the Capability,
+Policy and ActorGrant custom resources; the elected leader writes their status.
 
 Options:
   --manifests DIR          folder of Capability/Policy/ActorGrant YAML (watched)
@@ -47,9 +59,17 @@ Options:
   --redis-timeout MS       bound on one audit append; past it propose answers 503
                            (default: 2000)
   --redis-wait-replicas N  after each append, WAIT for N replicas (default: 0)
+  --kubernetes             read configuration from the cluster (in-cluster
+                           ServiceAccount); not with --manifests
+  --kubeconfig FILE        ... from the cluster of this kubeconfig instead
+  --lease-name NAME        leader-election Lease (default: arbiter-controller)
+  --lease-namespace NS     its namespace (default: $POD_NAMESPACE, else default)
+  --identity ID            this replica in the Lease (default: $POD_NAME, else
+                           HOSTNAME-PID)
   -h, --help               this help
 
-Environment: ARBITER_LOG_LEVEL sets the default of --log-level.
+Environment: ARBITER_LOG_LEVEL sets the default of --log-level; POD_NAMESPACE and
+POD_NAME (from the downward API) those of --lease-namespace and --identity.
 `;
 
 function number(
@@ -104,6 +124,11 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       redis: { type: 'string' },
       'redis-timeout': { type: 'string' },
       'redis-wait-replicas': { type: 'string' },
+      kubernetes: { type: 'boolean' },
+      kubeconfig: { type: 'string' },
+      'lease-name': { type: 'string' },
+      'lease-namespace': { type: 'string' },
+      identity: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -115,6 +140,12 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     throw new ArbiterError('INVALID_REQUEST', '--default-outcome must be ALLOW or DENY');
   }
   const positive = (n: number) => n > 0;
+  const inCluster = values.kubernetes === true || values.kubeconfig !== undefined;
+  if (inCluster && values.manifests !== undefined)
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      '--manifests cannot be combined with --kubernetes/--kubeconfig',
+    );
   return {
     manifests: values.manifests,
     apiKeys: values['api-keys'],
@@ -150,6 +181,16 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
             0,
             (n) => Number.isInteger(n) && n >= 0,
           ),
+        }
+      : undefined,
+    kubernetes: inCluster
+      ? {
+          kubeconfig: values.kubeconfig,
+          lease: {
+            name: values['lease-name'] ?? 'arbiter-controller',
+            namespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'default',
+          },
+          identity: values.identity ?? env.POD_NAME ?? `${hostname()}-${process.pid}`,
         }
       : undefined,
   };

@@ -8,10 +8,8 @@ import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { IndexStore } from '../index/index.js';
-import { ApiObjectFile } from '../sources/api-object-file.js';
-import { EmbeddedConfig } from '../sources/embedded-config.js';
-import { ManifestWatcher } from '../sources/manifest-watcher.js';
 import { openAuditBackend } from './audit-backend.js';
+import { openConfigBackend } from './config-backend.js';
 import { instrumentAuditLog, Metrics } from '../metrics/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
@@ -57,17 +55,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     metrics.lastSync.set({ source: options.manifests ? 'manifests' : 'api' }, Date.now() / 1000);
   });
   const auditor = new ConfigAuditor(audit, clock);
-  await auditor.restore();
-  const config = new EmbeddedConfig({
-    manifests: options.manifests
-      ? new ManifestWatcher(options.manifests, logger.child({ component: 'manifests' }))
-      : undefined,
-    apiObjects: ApiObjectFile.inDataDir(options.dataDir),
-    index,
-    auditor,
-    clock,
-    logger: logger.child({ component: 'config' }),
-  });
+  const config = openConfigBackend(options, { index, auditor, clock, logger });
   await config.start();
 
   const decisions = new DecisionService({
@@ -82,12 +70,13 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     pendingTtlSeconds: options.pendingTtlSeconds,
   });
   let draining = false;
+  const shuttingDown = new AbortController();
   const app = createApp({
     logger,
     index,
     audit,
     decisions,
-    config,
+    config: config.writer,
     authenticator,
     keyLimiter: new KeyRateLimiter(options.keyRateLimit.requestsPerSecond, options.keyRateLimit.burst),
     readiness: [
@@ -95,14 +84,12 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
         name: 'shutdown',
         check: () => (draining ? { ready: false, message: 'shutting down' } : { ready: true }),
       },
-      {
-        name: 'configuration',
-        check: () => ({ ready: true, message: `${config.problems.length} manifest problem(s)` }),
-      },
+      config.readiness,
     ],
     clock,
     version: VERSION,
     metrics,
+    shutdown: shuttingDown.signal,
   });
 
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
@@ -120,6 +107,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   const shutdown = (reason: string) => {
     closing ??= (async () => {
       draining = true;
+      shuttingDown.abort();
       clearInterval(verifier);
       logger.info({ reason }, 'shutting down: draining requests');
       // Keep-alive connections turn idle as their last response goes out: close them as they do.

@@ -142,10 +142,14 @@ export function auditRoutes(deps: ApiDependencies): Router {
         if (!eventType || entry.event_type === eventType) writeSse(res, entry);
       });
       const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-      req.on('close', () => {
+      const end = () => {
         clearInterval(heartbeat);
         unsubscribe();
-      });
+        deps.shutdown.removeEventListener('abort', end);
+        res.end();
+      };
+      req.on('close', end);
+      deps.shutdown.addEventListener('abort', end);
       return;
     }
     const limit = parseLimit(query.limit);

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+
+let arbiter: ArbiterProcess;
+
+beforeAll(async () => {
+  arbiter = await startArbiter();
+});
+afterAll(async () => {
+  await arbiter.stop();
+  await removeDir(arbiter.dataDir);
+  await removeDir(arbiter.manifestsDir);
+});
+
+describe('GET /api/v1/audit/events as server-sent events', () => {
+  it('streams new entries live, filtered by event_type', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${arbiter.url}/api/v1/audit/events?event_type=governance.decision`, {
+      headers: { authorization: `Bearer ${KEYS.auditor}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    const decision = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+      key: KEYS.agent,
+      body: {
+        actor: { id: 'agent-001', type: 'ai-agent' },
+        action: { capability: 'database.query', parameters: { query: 'q' } },
+      },
+    });
+    await call(arbiter.url, 'POST', '/api/v1/capabilities', {
+      key: KEYS.admin,
+      body: { name: 'sse.check', risk_level: 'low' },
+    });
+    const deadline = Date.now() + 5000;
+    while (!received.includes(decision.body.decision_id) && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += decoder.decode(value, { stream: true });
+    }
+    controller.abort();
+    expect(received).toContain('event: governance.decision');
+    expect(received).toContain(decision.body.audit_ref);
+    expect(received).not.toContain('capability.registered');
+  });
+
+  it('requires audit:read', async () => {
+    const res = await fetch(`${arbiter.url}/api/v1/audit/events`, {
+      headers: { authorization: `Bearer ${KEYS.agent}`, accept: 'text/event-stream' },
+    });
+    expect(res.status).toBe(403);
+  });
+});
