@@ -1,0 +1,92 @@
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { API_GROUP, type Kind } from '../model/index.js';
+import { toArbiterError } from './kube-errors.js';
+import { withTimeout } from './with-timeout.js';
+import { API_GROUP_VERSION, PLURALS, type RawObject } from './resources.js';
+
+/**
+ * The custom-resource calls the controller makes, each bounded in time: a hung API
+ * server must turn into UNAVAILABLE, not a request that never answers.
+ */
+export class CustomObjects {
+  private readonly api: CustomObjectsApi;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly timeoutMs: number,
+  ) {
+    this.api = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  list(kind: Kind): Promise<KubernetesListObject<KubernetesObject>> {
+    return this.bounded(
+      this.api.listClusterCustomObject(this.target(kind)) as Promise<KubernetesListObject<KubernetesObject>>,
+      `list ${PLURALS[kind]}`,
+    );
+  }
+
+  get(kind: Kind, name: string): Promise<RawObject> {
+    return this.call(this.api.getClusterCustomObject({ ...this.target(kind), name }), `read ${kind} ${name}`);
+  }
+
+  create(kind: Kind, body: RawObject): Promise<RawObject> {
+    return this.call(
+      this.api.createClusterCustomObject({ ...this.target(kind), body }),
+      `create ${kind} ${body.metadata?.name ?? ''}`,
+    );
+  }
+
+  /** Replaces the object; `body.metadata.resourceVersion` makes it fail with CONFLICT on a race. */
+  replace(kind: Kind, body: RawObject): Promise<RawObject> {
+    const name = body.metadata?.name ?? '';
+    return this.call(
+      this.api.replaceClusterCustomObject({ ...this.target(kind), name, body }),
+      `update ${kind} ${name}`,
+    );
+  }
+
+  /** Deletes the object only if it is still at `resourceVersion`. */
+  delete(kind: Kind, name: string, resourceVersion: string | undefined): Promise<void> {
+    return this.call(
+      this.api.deleteClusterCustomObject({
+        ...this.target(kind),
+        name,
+        ...(resourceVersion ? { body: { preconditions: { resourceVersion } } } : {}),
+      }),
+      `delete ${kind} ${name}`,
+    ).then(() => undefined);
+  }
+
+  patchStatus(kind: Kind, name: string, status: unknown): Promise<RawObject> {
+    return this.call(
+      this.api.patchClusterCustomObjectStatus(
+        { ...this.target(kind), name, body: { status } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+      `write the status of ${kind} ${name}`,
+    );
+  }
+
+  private target(kind: Kind) {
+    return { group: API_GROUP, version: API_GROUP_VERSION, plural: PLURALS[kind] };
+  }
+
+  private async call(request: Promise<unknown>, doing: string): Promise<RawObject> {
+    return (await this.bounded(request, doing)) as RawObject;
+  }
+
+  private async bounded<T>(request: Promise<T>, doing: string): Promise<T> {
+    try {
+      return await withTimeout(request, this.timeoutMs, 'the API server');
+    } catch (err) {
+      throw toArbiterError(err, doing);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import type { IndexSnapshot } from '../index/index.js';
+import type { Kind, ObjectStatus } from '../model/index.js';
+import type { RawObject } from './resources.js';
+import type { SchemaProblem } from './validated-objects.js';
+
+/** The Ready condition as the CRDs define it (metav1.Condition). */
+export interface ReadyCondition {
+  type: 'Ready';
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+
+/** `.status` of the three kinds (the counts feed `kubectl get` columns). */
+export interface ObjectStatusBody {
+  observedGeneration?: number;
+  conditions: ReadyCondition[];
+  ruleCount?: number;
+  grantCount?: number;
+}
+
+const MESSAGE_MAX_LENGTH = 4096;
+
+/** The controller's verdict on one object: from the index, or the schema problem that kept it out. */
+export function verdictOf(
+  kind: Kind,
+  raw: RawObject,
+  snapshot: IndexSnapshot,
+  problem: SchemaProblem | undefined,
+): ObjectStatus | undefined {
+  const generation = raw.metadata?.generation;
+  if (problem) {
+    const serving =
+      problem.servingGeneration !== undefined
+        ? `; still serving generation ${problem.servingGeneration}`
+        : '; not in use';
+    return {
+      ready: false,
+      reason: 'InvalidSchema',
+      message: problem.errors.join('; ') + serving,
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    };
+  }
+  return snapshot.status(kind, raw.metadata?.name ?? '');
+}
+
+/**
+ * The status to write, keeping lastTransitionTime when Ready did not flip; undefined
+ * when the object already says exactly this (no write: a write would come back as a
+ * watch event and must not start a loop).
+ */
+export function desiredStatus(
+  kind: Kind,
+  raw: RawObject,
+  verdict: ObjectStatus,
+  now: Date,
+): ObjectStatusBody | undefined {
+  const current = raw.status as Partial<ObjectStatusBody> | undefined;
+  const previous = current?.conditions?.find((c) => c.type === 'Ready');
+  const status = verdict.ready ? 'True' : 'False';
+  const generation = raw.metadata?.generation;
+  const condition: ReadyCondition = {
+    type: 'Ready',
+    status,
+    reason: verdict.reason,
+    message: verdict.message.slice(0, MESSAGE_MAX_LENGTH),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    lastTransitionTime:
+      previous?.status === status && previous.lastTransitionTime
+        ? previous.lastTransitionTime
+        : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  const desired: ObjectStatusBody = {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions: [condition],
+    ...countsOf(kind, raw),
+  };
+  return sameStatus(current, desired) ? undefined : desired;
+}
+
+function countsOf(kind: Kind, raw: RawObject): Pick<ObjectStatusBody, 'ruleCount' | 'grantCount'> {
+  const spec = raw.spec as { rules?: unknown; grants?: unknown } | undefined;
+  if (kind === 'Policy') return { ruleCount: Array.isArray(spec?.rules) ? spec.rules.length : 0 };
+  if (kind === 'ActorGrant') return { grantCount: Array.isArray(spec?.grants) ? spec.grants.length : 0 };
+  return {};
+}
+
+function sameStatus(current: Partial<ObjectStatusBody> | undefined, desired: ObjectStatusBody): boolean {
+  if (!current) return false;
+  const [a] = current.conditions ?? [];
+  const [b] = desired.conditions;
+  return (
+    (current.conditions?.length ?? 0) === 1 &&
+    a !== undefined &&
+    b !== undefined &&
+    a.type === b.type &&
+    a.status === b.status &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.observedGeneration === b.observedGeneration &&
+    a.lastTransitionTime === b.lastTransitionTime &&
+    current.observedGeneration === desired.observedGeneration &&
+    current.ruleCount === desired.ruleCount &&
+    current.grantCount === desired.grantCount
+  );
+}

@@ -1,0 +1,214 @@
+import { buildIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
+import { CHANGED_BY_ANNOTATION, type ConfigWriter, type Written } from '../governance/config-writer.js';
+import {
+  API_VERSION,
+  ArbiterError,
+  objectKey,
+  type ActorGrantObject,
+  type ActorGrantSpec,
+  type ActorType,
+  type CapabilityObject,
+  type CapabilitySpec,
+  type ConfigObject,
+  type GrantSpec,
+  type Kind,
+  type PolicyObject,
+  type PolicySpec,
+} from '../model/index.js';
+import { capabilityObjectName, grantObjectName } from '../sources/object-names.js';
+import { isRejected } from './accepted-objects.js';
+import type { CustomObjects } from './custom-objects.js';
+import type { RawObject } from './resources.js';
+import type { VersionWaiters } from './version-waiters.js';
+
+export interface KubernetesWritesDeps {
+  objects: CustomObjects;
+  waiters: VersionWaiters;
+  /** The published index; undefined until every kind has synced. */
+  snapshot: () => IndexSnapshot | undefined;
+  /** The ActorGrant objects as the informer holds them. */
+  actorGrants: () => readonly RawObject[];
+}
+
+/** Optimistic-concurrency retries of a read-modify-write that lost a race. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * The API's configuration writes as custom resources: created or replaced with the
+ * caller in the changed-by annotation, answered once this replica's index holds the
+ * written version (read-your-writes). A write that the index would reject (e.g. a
+ * condition that does not compile) is refused before it reaches Kubernetes.
+ */
+export class KubernetesWrites implements ConfigWriter {
+  constructor(private readonly deps: KubernetesWritesDeps) {}
+
+  async registerCapability(spec: CapabilitySpec, caller: string): Promise<Written<CapabilityObject>> {
+    const taken = this.snapshot().capability(spec.name);
+    if (taken)
+      throw new ArbiterError(
+        'CONFLICT',
+        `capability ${spec.name} is already registered (object ${taken.id})`,
+      );
+    const object = newObject('Capability', capabilityObjectName(spec.name), spec, caller) as CapabilityObject;
+    this.refuseRejected(object);
+    const created = await this.create('Capability', object, `capability ${spec.name} is already registered`);
+    return this.settled<CapabilityObject>('Capability', created, true);
+  }
+
+  async createPolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
+    const object = newObject('Policy', name, spec, caller) as PolicyObject;
+    this.refuseRejected(object);
+    const created = await this.create('Policy', object, `policy ${name} already exists`);
+    return this.settled<PolicyObject>('Policy', created, true);
+  }
+
+  async updatePolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
+    const updated = await this.readModifyWrite('Policy', name, (current) => {
+      if (!current) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
+      return { ...current, metadata: withCaller(current.metadata, caller), spec };
+    });
+    return this.settled<PolicyObject>('Policy', updated!, false);
+  }
+
+  async grant(
+    actor: { id: string; type?: ActorType },
+    grant: GrantSpec,
+    caller: string,
+  ): Promise<Written<ActorGrantObject>> {
+    const name = grantObjectName(actor.id, grant.capability);
+    const spec: ActorGrantSpec = {
+      actor: { id: actor.id, ...(actor.type ? { type: actor.type } : {}) },
+      grants: [grant],
+    };
+    let created = false;
+    const written = await this.readModifyWrite('ActorGrant', name, (current) => {
+      created = current === undefined;
+      return current
+        ? { ...current, metadata: withCaller(current.metadata, caller), spec }
+        : (newObject('ActorGrant', name, spec, caller) as RawObject);
+    });
+    return this.settled<ActorGrantObject>('ActorGrant', written!, created);
+  }
+
+  async revoke(actorId: string, capability: string, caller: string): Promise<number> {
+    this.snapshot();
+    const holds = (raw: RawObject) => {
+      const spec = raw.spec as Partial<ActorGrantSpec> | undefined;
+      return spec?.actor?.id === actorId && (spec.grants ?? []).some((g) => g.capability === capability);
+    };
+    const affected = this.deps.actorGrants().filter(holds);
+    if (affected.length === 0)
+      throw new ArbiterError('NOT_FOUND', `actor ${actorId} has no grant of ${capability}`);
+    const settled: Promise<void>[] = [];
+    for (const raw of affected) {
+      const name = raw.metadata?.name ?? '';
+      const written = await this.readModifyWrite('ActorGrant', name, (current) => {
+        if (!current || !holds(current)) return undefined;
+        const spec = current.spec as ActorGrantSpec;
+        const grants = spec.grants.filter((g) => g.capability !== capability);
+        if (grants.length === 0) return 'delete';
+        return { ...current, metadata: withCaller(current.metadata, caller), spec: { ...spec, grants } };
+      });
+      const key = `ActorGrant/${name}`;
+      settled.push(
+        written
+          ? this.deps.waiters.untilVersion(key, written.metadata?.resourceVersion ?? '')
+          : this.deps.waiters.untilGone(key),
+      );
+    }
+    await Promise.all(settled);
+    return affected.length;
+  }
+
+  private snapshot(): IndexSnapshot {
+    const snapshot = this.deps.snapshot();
+    if (!snapshot)
+      throw new ArbiterError('UNAVAILABLE', 'the configuration has not been read from Kubernetes yet');
+    return snapshot;
+  }
+
+  /** Refuses what the index would mark unusable, with its reason (as embedded mode does). */
+  private refuseRejected(candidate: ConfigObject): void {
+    const current = this.snapshot();
+    const key = objectKey(candidate);
+    const trial = buildIndex([...current.objects().filter((o) => objectKey(o) !== key), candidate], {
+      previous: current,
+    });
+    const status = trial.status(candidate.kind, candidate.metadata.name);
+    if (status && isRejected(status))
+      throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
+  }
+
+  private async create(kind: Kind, object: ConfigObject, conflictMessage: string): Promise<RawObject> {
+    try {
+      return await this.deps.objects.create(kind, object as RawObject);
+    } catch (err) {
+      if (err instanceof ArbiterError && err.code === 'CONFLICT')
+        throw new ArbiterError('CONFLICT', conflictMessage, undefined, { cause: err });
+      throw err;
+    }
+  }
+
+  /**
+   * GET, change, PUT with the read resourceVersion; retried when another writer got in
+   * between. `change` returns the new object, 'delete', or undefined for nothing to do.
+   */
+  private async readModifyWrite(
+    kind: Kind,
+    name: string,
+    change: (current: RawObject | undefined) => RawObject | 'delete' | undefined,
+  ): Promise<RawObject | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.deps.objects.get(kind, name).catch((err: unknown) => {
+        if (err instanceof ArbiterError && err.code === 'NOT_FOUND') return undefined;
+        throw err;
+      });
+      const next = change(current);
+      try {
+        if (next === undefined) return current;
+        if (next === 'delete') {
+          await this.deps.objects.delete(kind, name, current?.metadata?.resourceVersion);
+          return undefined;
+        }
+        const checked = validateConfigObject(next);
+        if (checked.ok) this.refuseRejected(checked.object);
+        return current
+          ? await this.deps.objects.replace(kind, next)
+          : await this.deps.objects.create(kind, next);
+      } catch (err) {
+        const raced = err instanceof ArbiterError && err.code === 'CONFLICT';
+        if (!raced || attempt >= MAX_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /** Waits until the index holds the written version, then answers from it. */
+  private async settled<T extends ConfigObject>(
+    kind: Kind,
+    raw: RawObject,
+    created: boolean,
+  ): Promise<Written<T>> {
+    const name = raw.metadata?.name ?? '';
+    const key = `${kind}/${name}`;
+    await this.deps.waiters.untilVersion(key, raw.metadata?.resourceVersion ?? '');
+    const snapshot = this.snapshot();
+    const inIndex = snapshot.objects().find((o) => objectKey(o) === key);
+    const checked = validateConfigObject({ ...raw, kind, apiVersion: API_VERSION });
+    const object = (inIndex ?? (checked.ok ? checked.object : undefined)) as T | undefined;
+    if (!object) throw new ArbiterError('INTERNAL', `${key} was written but is not a valid object`);
+    return { object, status: snapshot.status(kind, name), created };
+  }
+}
+
+function newObject(kind: Kind, name: string, spec: unknown, caller: string): ConfigObject {
+  return {
+    apiVersion: API_VERSION,
+    kind,
+    metadata: { name, annotations: { [CHANGED_BY_ANNOTATION]: caller } },
+    spec,
+  } as ConfigObject;
+}
+
+function withCaller(metadata: RawObject['metadata'], caller: string): RawObject['metadata'] {
+  return { ...metadata, annotations: { ...metadata?.annotations, [CHANGED_BY_ANNOTATION]: caller } };
+}

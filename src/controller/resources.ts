@@ -1,0 +1,31 @@
+import { API_GROUP, type Kind } from '../model/index.js';
+
+/** Where each kind lives in the Kubernetes API (must match crds/). */
+export const API_GROUP_VERSION = 'v1alpha1';
+
+export const PLURALS: Record<Kind, string> = {
+  Capability: 'capabilities',
+  Policy: 'policies',
+  ActorGrant: 'actorgrants',
+};
+
+/** The collection path informers list and watch, e.g. /apis/governance.arbiter.dev/v1alpha1/policies. */
+export function collectionPath(kind: Kind): string {
+  return `/apis/${API_GROUP}/${API_GROUP_VERSION}/${PLURALS[kind]}`;
+}
+
+/** A custom object as the API server returns it: the informer keeps these untouched. */
+export interface RawObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: unknown;
+  status?: Record<string, unknown>;
+}

@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import type { IndexSnapshot } from '../index/index.js';
+import { ArbiterError, type Kind } from '../model/index.js';
+import type { CustomObjects } from './custom-objects.js';
+import { desiredStatus, verdictOf, type ObjectStatusBody } from './desired-status.js';
+import type { EventRecorder } from './event-recorder.js';
+import type { RawObject } from './resources.js';
+import type { SchemaProblem } from './validated-objects.js';
+
+export interface StatusWriterDeps {
+  objects: CustomObjects;
+  events: EventRecorder;
+  logger: Logger;
+  clock: () => Date;
+}
+
+export interface StatusPass {
+  written: number;
+  failed: number;
+}
+
+/**
+ * Brings every object's status in line with the index (leader only). Writes only what
+ * changed, and records a Warning event when an object becomes (or stays, at a new
+ * generation) rejected.
+ */
+export class StatusWriter {
+  constructor(private readonly deps: StatusWriterDeps) {}
+
+  async sync(
+    rawByKind: ReadonlyMap<Kind, readonly RawObject[]>,
+    snapshot: IndexSnapshot,
+    problems: ReadonlyMap<string, SchemaProblem>,
+  ): Promise<StatusPass> {
+    const pass: StatusPass = { written: 0, failed: 0 };
+    for (const [kind, raws] of rawByKind) {
+      for (const raw of raws) {
+        const name = raw.metadata?.name ?? '';
+        const verdict = verdictOf(kind, raw, snapshot, problems.get(`${kind}/${name}`));
+        if (!verdict) continue;
+        const desired = desiredStatus(kind, raw, verdict, this.deps.clock());
+        if (!desired) continue;
+        const ok = await this.write(kind, raw, desired);
+        if (ok) pass.written += 1;
+        else pass.failed += 1;
+      }
+    }
+    return pass;
+  }
+
+  private async write(kind: Kind, raw: RawObject, desired: ObjectStatusBody): Promise<boolean> {
+    const name = raw.metadata?.name ?? '';
+    try {
+      await this.deps.objects.patchStatus(kind, name, desired);
+    } catch (err) {
+      // Deleted meanwhile: nothing to report on.
+      if (err instanceof ArbiterError && err.code === 'NOT_FOUND') return true;
+      this.deps.logger.warn({ err, kind, name }, 'could not write status');
+      return false;
+    }
+    const [condition] = desired.conditions;
+    if (condition && condition.status === 'False' && isNewRejection(raw, desired)) {
+      await this.deps.events.warning(kind, raw, condition.reason, condition.message);
+    }
+    this.deps.logger.debug({ kind, name, reason: condition?.reason }, 'status written');
+    return true;
+  }
+}
+
+function isNewRejection(raw: RawObject, desired: ObjectStatusBody): boolean {
+  const current = raw.status as Partial<ObjectStatusBody> | undefined;
+  const previous = current?.conditions?.find((c) => c.type === 'Ready');
+  const next = desired.conditions[0];
+  return (
+    previous === undefined ||
+    previous.status !== 'False' ||
+    previous.reason !== next?.reason ||
+    current?.observedGeneration !== desired.observedGeneration
+  );
+}
