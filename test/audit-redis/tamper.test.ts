@@ -15,7 +15,12 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
   let counter = 0;
 
   /** A fresh chain of ENTRIES entries under its own prefix, checkpointed every 5 entries. */
-  async function chain(): Promise<{ log: RedisAuditLog; keys: RedisAuditKeys; entries: AuditEntry[] }> {
+  async function chain(): Promise<{
+    log: RedisAuditLog;
+    keys: RedisAuditKeys;
+    entries: AuditEntry[];
+    store: MemoryCheckpointStore;
+  }> {
     counter += 1;
     const store = new MemoryCheckpointStore();
     const log = await openRedisAuditLog({
@@ -28,7 +33,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     for (let n = 1; n <= ENTRIES; n += 1) entries.push(await log.append(decisionEvent(n)));
     await expect.poll(() => store.checkpoints.map((c) => c.seq)).toEqual([5, 10]);
     expect((await log.verify()).ok).toBe(true);
-    return { log, keys: log.keys, entries };
+    return { log, keys: log.keys, entries, store };
   }
 
   /** What an intruder with redis-cli can do to one entry: streams are immutable, so rewrite the stream. */
@@ -104,12 +109,28 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
   });
 
   it('a tail truncated with the chain head rewritten to match is caught by a checkpoint', async () => {
-    const { log, keys, entries } = await chain();
+    const { log, keys, entries, store } = await chain();
     await admin.xdel(keys.stream, '10-0', '11-0', '12-0');
     await admin.hset(keys.head, 'seq', '9', 'hash', entries[8]!.hash, 'id', entries[8]!.id);
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 10 });
     expect(report.break?.reason).toMatch(/checkpoint 10 exists: entries were truncated/);
+
+    // A replica opening the log says so at once.
+    const errors: string[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (_: object, msg: string) => errors.push(msg),
+    };
+    const reopened = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: keys.prefix,
+      checkpoints: { store, intervalMs: 0 },
+      logger,
+    });
+    opened.push(reopened);
+    expect(errors).toEqual([expect.stringMatching(/ends before its newest checkpoint/)]);
   });
 
   it('a stream rebuilt from scratch with a consistent but different history is caught by the checkpoints', async () => {

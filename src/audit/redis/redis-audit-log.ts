@@ -169,6 +169,19 @@ export class RedisAuditLog implements AuditLog {
       });
     });
     await this.checkpointer?.start(() => this.headCheckpoint());
+    await this.warnIfBehindCheckpoints();
+  }
+
+  /** A head behind the newest checkpoint means Redis lost or was stripped of entries. */
+  private async warnIfBehindCheckpoints(): Promise<void> {
+    const newest = (await this.checkpointer?.list())?.at(-1);
+    const head = await readHead(this.redis, this.keys);
+    if (newest && newest.seq > head.seq) {
+      this.settings.logger.error(
+        { head, checkpoint: newest },
+        'audit chain in Redis ends before its newest checkpoint: entries were lost or removed',
+      );
+    }
   }
 
   append(event: AuditEventInput): Promise<AuditEntry> {
