@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
+const arbiter = useArbiter({ args: ['--key-rate-limit', '100000', '--key-burst', '100000'] });
 
 const WRITES: Array<[string, string]> = [
   ['POST', '/api/v1/governance/propose'],
@@ -21,15 +21,6 @@ const READS = [
   '/api/v1/audit/events',
   '/api/v1/audit/log',
 ];
-
-beforeAll(async () => {
-  arbiter = await startArbiter({ args: ['--key-rate-limit', '100000', '--key-burst', '100000'] });
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
-});
 
 function expectClientError(res: { status: number; body: any }, what: string) {
   expect(res.status, what).toBeGreaterThanOrEqual(400);

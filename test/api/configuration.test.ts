@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
+const arbiter = useArbiter();
 const api = (method: string, path: string, body?: unknown, key: string = KEYS.admin) =>
   call(arbiter.url, method, `/api/v1${path}`, { key, ...(body === undefined ? {} : { body }) });
 const proposeAs = (actor: string, capability: string, parameters: Record<string, unknown>) =>
@@ -9,15 +9,6 @@ const proposeAs = (actor: string, capability: string, parameters: Record<string,
     actor: { id: actor, type: 'automation' },
     action: { capability, parameters },
   });
-
-beforeAll(async () => {
-  arbiter = await startArbiter();
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
-});
 
 describe('capabilities', () => {
   it('lists the registered capabilities with the envelope and pages by cursor', async () => {

@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
-
-beforeAll(async () => {
-  arbiter = await startArbiter();
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
-});
+const arbiter = useArbiter();
 
 describe('GET /api/v1/audit/events as server-sent events', () => {
   it('streams new entries live, filtered by event_type', async () => {

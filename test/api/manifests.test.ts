@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
+const arbiter = useArbiter();
 const policies = () => call(arbiter.url, 'GET', '/api/v1/policies', { key: KEYS.admin });
 
 async function eventually<T>(
@@ -19,15 +19,6 @@ async function eventually<T>(
   }
   return value;
 }
-
-beforeAll(async () => {
-  arbiter = await startArbiter();
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
-});
 
 describe('manifests folder', () => {
   it('reloads a changed file, audits the change, and keeps the last good state of a broken file', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
+const arbiter = useArbiter();
 
 async function scrape(): Promise<string> {
   const res = await fetch(`${arbiter.url}/metrics`);
@@ -13,15 +13,6 @@ function value(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
-
-beforeAll(async () => {
-  arbiter = await startArbiter();
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
-});
 
 describe('/metrics', () => {
   it('exposes decision, audit, chain and index series that move with decisions, without actor ids', async () => {

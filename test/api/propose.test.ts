@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, removeDir, startArbiter, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
+const arbiter = useArbiter();
 const propose = (body: unknown, key: string = KEYS.agent) =>
   call(arbiter.url, 'POST', '/api/v1/governance/propose', { key, body });
 const proposal = (
@@ -12,15 +12,6 @@ const proposal = (
   actor: { id: 'agent-001', type: 'ai-agent' },
   action: { capability, parameters },
   ...extra,
-});
-
-beforeAll(async () => {
-  arbiter = await startArbiter();
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
 });
 
 describe('propose: every outcome is a 200 with the decision', () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import { describe, expect, it } from 'vitest';
+import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
-let arbiter: ArbiterProcess;
+const arbiter = useArbiter();
 const body = (
   capability: string,
   parameters: Record<string, unknown>,
@@ -18,15 +18,6 @@ const review = (id: string, action: string, key: string = KEYS.reviewer) =>
     key,
     body: { comment: 'checked' },
   });
-
-beforeAll(async () => {
-  arbiter = await startArbiter();
-});
-afterAll(async () => {
-  await arbiter.stop();
-  await removeDir(arbiter.dataDir);
-  await removeDir(arbiter.manifestsDir);
-});
 
 describe('review of pending decisions', () => {
   it('approving a REQUIRE_CONFIRMATION returns a one-time token that allows exactly that proposal once', async () => {

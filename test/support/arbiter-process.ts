@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = join(REPO, 'dist/cli/main.js');
@@ -148,4 +149,22 @@ export async function call(
     // not JSON: keep the text
   }
   return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/**
+ * One server for a test file: started before its tests, stopped and cleaned up after.
+ * The returned object is filled in by the beforeAll hook.
+ */
+export function useArbiter(options: StartOptions = {}): ArbiterProcess {
+  const arbiter = {} as ArbiterProcess;
+  beforeAll(async () => {
+    Object.assign(arbiter, await startArbiter(options));
+  });
+  afterAll(async () => {
+    if (!arbiter.child) return;
+    await arbiter.stop();
+    await removeDir(arbiter.dataDir);
+    await removeDir(arbiter.manifestsDir);
+  });
+  return arbiter;
 }
