@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
+import { installCrds } from '../env/install-crds.js';
+import { call, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
+import {
+  API_BASE,
+  PLURAL,
+  eventually,
+  installControllerRbac,
+  object,
+  outcomeOf,
+  startController,
+} from './support/operator-env.js';
+
+/**
+ * The controller against a real kube-apiserver, run as users run it (`arbiter serve
+ * --kubeconfig`) under the least-privilege RBAC of deploy/rbac (impersonating its
+ * ServiceAccount), driven over HTTP.
+ */
+describeWithControlPlane('controller: custom resources drive decisions', (controlPlane) => {
+  let arbiter: ArbiterProcess;
+  const kube = (method: string, path: string, body?: unknown) =>
+    controlPlane().request<any>(method, path, body === undefined ? {} : { body });
+  const create = async (kind: string, name: string, spec: unknown) => {
+    const res = await kube('POST', `${API_BASE}/${PLURAL[kind]}`, object(kind, name, spec));
+    expect(res.status, res.text).toBe(201);
+    return res.body;
+  };
+  const read = (kind: string, name: string) => kube('GET', `${API_BASE}/${PLURAL[kind]}/${name}`);
+  const readyCondition = async (kind: string, name: string, generation?: number) => {
+    const res = await read(kind, name);
+    const condition = res.body?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
+    if (!condition) return undefined;
+    if (generation !== undefined && res.body.status.observedGeneration !== generation) return undefined;
+    return { ...condition, objectStatus: res.body.status };
+  };
+
+  beforeAll(async () => {
+    await installCrds(controlPlane());
+    const kubeconfig = await installControllerRbac(controlPlane());
+    await create('Capability', 'files-read', { name: 'files.read', riskLevel: 'low' });
+    arbiter = await startController({ kubeconfig, identity: 'controller-a' });
+  });
+  afterAll(async () => {
+    if (!arbiter) return;
+    await arbiter.stop();
+    await removeDir(arbiter.dataDir);
+  });
+
+  it('is ready once every kind has synced, and serves what was there before it started', async () => {
+    const ready = await call(arbiter.url, 'GET', '/readyz');
+    expect(ready.status, JSON.stringify(ready.body)).toBe(200);
+    expect(ready.body.checks).toContainEqual(expect.objectContaining({ name: 'kubernetes', ready: true }));
+    const capabilities = await call(arbiter.url, 'GET', '/api/v1/capabilities', { key: 'dev-admin-key' });
+    expect(capabilities.body.capabilities.map((c: { name: string }) => c.name)).toEqual(['files.read']);
+  });
+
+  it('changes decisions within a second of objects being created, updated and deleted', async () => {
+    expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('DENY');
+    await create('ActorGrant', 'agent-7', {
+      actor: { id: 'agent-7', type: 'automation' },
+      grants: [{ capability: 'files.read' }],
+    });
+    const granted = await eventually('ALLOW', async () =>
+      (await outcomeOf(arbiter, 'agent-7', 'files.read')) === 'ALLOW' ? true : undefined,
+    );
+    expect(granted.elapsedMs).toBeLessThan(1_000);
+
+    await create('Policy', 'no-secrets', {
+      rules: [{ capability: 'files.read', condition: "parameters.path == '/secret'", outcome: 'DENY' }],
+    });
+    const denied = await eventually('DENY for /secret', async () =>
+      (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'DENY' ? true : undefined,
+    );
+    expect(denied.elapsedMs).toBeLessThan(1_000);
+
+    const updated = await kube('PATCH', `${API_BASE}/policies/no-secrets`, {
+      spec: {
+        rules: [{ capability: 'files.read', condition: "parameters.path == '/secret'", outcome: 'ESCALATE' }],
+      },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    const escalated = await eventually('ESCALATE', async () =>
+      (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'ESCALATE'
+        ? true
+        : undefined,
+    );
+    expect(escalated.elapsedMs).toBeLessThan(1_000);
+
+    expect((await kube('DELETE', `${API_BASE}/policies/no-secrets`)).status).toBe(200);
+    const allowed = await eventually('ALLOW again', async () =>
+      (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'ALLOW' ? true : undefined,
+    );
+    expect(allowed.elapsedMs).toBeLessThan(1_000);
+  });
+
+  it('writes status: observedGeneration, Ready with its reason, counts, and Warning events for rejections', async () => {
+    const accepted = await eventually('Accepted', () => readyCondition('ActorGrant', 'agent-7', 1));
+    expect(accepted.value).toMatchObject({ status: 'True', reason: 'Accepted', observedGeneration: 1 });
+    expect(accepted.value.objectStatus).toMatchObject({ observedGeneration: 1, grantCount: 1 });
+
+    await create('Policy', 'broken', {
+      rules: [
+        { capability: 'files.read', outcome: 'ALLOW' },
+        { capability: 'files.read', condition: 'parameters.path ==', outcome: 'DENY' },
+      ],
+    });
+    const invalid = await eventually('InvalidCondition', () => readyCondition('Policy', 'broken', 1));
+    expect(invalid.value).toMatchObject({ status: 'False', reason: 'InvalidCondition' });
+    expect(invalid.value.message).toMatch(/rule 1|rules\[1\]/);
+    expect(invalid.value.objectStatus.ruleCount).toBe(2);
+
+    await create('Capability', 'files-read-again', { name: 'files.read', riskLevel: 'high' });
+    const conflict = await eventually('Conflict', () => readyCondition('Capability', 'files-read-again', 1));
+    expect(conflict.value).toMatchObject({ status: 'False', reason: 'Conflict' });
+    expect(conflict.value.message).toContain('files.read');
+    // The older object keeps the name: decisions still use the low-risk one.
+    expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
+
+    const events = await eventually('a Warning event for the broken policy', async () => {
+      const list = await kube('GET', '/api/v1/namespaces/default/events');
+      const found = (list.body.items as any[]).filter(
+        (e) => e.involvedObject.kind === 'Policy' && e.involvedObject.name === 'broken',
+      );
+      return found.length > 0 ? found : undefined;
+    });
+    expect(events.value[0]).toMatchObject({ type: 'Warning', reason: 'InvalidCondition' });
+
+    // No hot loop: a status that says it already is not written again.
+    const before = (await read('Policy', 'broken')).body.metadata.resourceVersion;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await read('Policy', 'broken')).body.metadata.resourceVersion).toBe(before);
+  });
+});

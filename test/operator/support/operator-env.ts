@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseAllDocuments } from 'yaml';
+import type { ControlPlane } from '../../env/kube-apiserver.js';
+import {
+  CLI,
+  EXAMPLE_KEYS,
+  REPO,
+  call,
+  tempDir,
+  type ArbiterProcess,
+} from '../../support/arbiter-process.js';
+
+/** test/support/arbiter-process.ts always passes --manifests, which --kubeconfig excludes: our own launcher. */
+export const RBAC_FILE = join(REPO, 'deploy/rbac/controller-rbac.yaml');
+export const CONTROLLER_NAMESPACE = 'arbiter-system';
+export const API_BASE = '/apis/governance.arbiter.dev/v1alpha1';
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
+const PATHS: Record<string, (m: Manifest) => string> = {
+  ServiceAccount: (m) => `/api/v1/namespaces/${m.metadata.namespace}/serviceaccounts`,
+  ClusterRole: () => '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+  ClusterRoleBinding: () => '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+  Role: (m) => `/apis/rbac.authorization.k8s.io/v1/namespaces/${m.metadata.namespace}/roles`,
+  RoleBinding: (m) => `/apis/rbac.authorization.k8s.io/v1/namespaces/${m.metadata.namespace}/rolebindings`,
+};
+
+/** Applies deploy/rbac as written (namespace arbiter-system) and returns a kubeconfig file impersonating its ServiceAccount. */
+export async function installControllerRbac(cp: ControlPlane): Promise<string> {
+  await cp.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CONTROLLER_NAMESPACE } },
+  });
+  const docs = parseAllDocuments(await readFile(RBAC_FILE, 'utf8')).map((d) => d.toJS() as Manifest);
+  for (const doc of docs) {
+    const path = PATHS[doc.kind];
+    if (!path) throw new Error(`unexpected kind ${doc.kind} in ${RBAC_FILE}`);
+    const res = await cp.request('POST', path(doc), { body: doc });
+    if (res.status !== 201 && res.status !== 409) throw new Error(`creating ${doc.kind}: ${res.text}`);
+  }
+  const file = join(cp.dir, 'controller-sa.kubeconfig');
+  await writeFile(file, cp.serviceAccountKubeConfig(CONTROLLER_NAMESPACE, 'arbiter').exportConfig(), {
+    mode: 0o600,
+  });
+  return file;
+}
+
+export interface ControllerOptions {
+  kubeconfig: string;
+  identity: string;
+  redisUrl?: string;
+}
+
+/** `arbiter serve --kubeconfig` as users run it, on a free port; resolves once it listens. */
+export async function startController(options: ControllerOptions): Promise<ArbiterProcess> {
+  const dataDir = await tempDir('arbiter-operator-');
+  const args = [
+    CLI,
+    'serve',
+    '--kubeconfig',
+    options.kubeconfig,
+    '--lease-namespace',
+    CONTROLLER_NAMESPACE,
+    '--identity',
+    options.identity,
+    '--api-keys',
+    EXAMPLE_KEYS,
+    '--data-dir',
+    dataDir,
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    ...(options.redisUrl ? ['--redis', options.redisUrl] : []),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  createInterface({ input: child.stderr }).on('line', (line) => logs.push(line));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`arbiter did not start:\n${logs.join('\n')}`)), 30_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      logs.push(line);
+      const match = /"port":(\d+).*"msg":"arbiter listening/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`arbiter exited with ${code}:\n${logs.join('\n')}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    manifestsDir: '',
+    logs,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value (not undefined), within `timeoutMs`; returns it and the time taken. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 5_000,
+): Promise<{ value: T; elapsedMs: number }> {
+  const started = Date.now();
+  let last: unknown;
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return { value, elapsedMs: Date.now() - started };
+    } catch (err) {
+      last = err;
+    }
+    await sleep(50);
+  }
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`,
+  );
+}
+
+export function object(kind: string, name: string, spec: unknown): Record<string, unknown> {
+  return { apiVersion: 'governance.arbiter.dev/v1alpha1', kind, metadata: { name }, spec };
+}
+
+export const PLURAL: Record<string, string> = {
+  Capability: 'capabilities',
+  Policy: 'policies',
+  ActorGrant: 'actorgrants',
+};
+
+/** The decision outcome for one proposal, through the real HTTP API. */
+export async function outcomeOf(
+  arbiter: ArbiterProcess,
+  actor: string,
+  capability: string,
+  parameters: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+    key: 'dev-admin-key',
+    body: { actor: { id: actor, type: 'automation' }, action: { capability, parameters } },
+  });
+  if (res.status !== 200) throw new Error(`propose: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  return String(res.body.outcome);
+}
