@@ -42,6 +42,10 @@ const CASES: Filters[] = [
   { outcome: 'DENY', capability: 'db.read', since: at(0), until: at(59) },
   { actor_id: 'nobody' },
   { since: at(100) },
+  { since: at(20), until: at(20) },
+  { until: at(0) },
+  { since: at(59) },
+  { capability: 'db.read', since: at(20), until: at(20) },
 ];
 
 describe('Redis audit log: filtered queries and paging', () => {
@@ -70,6 +74,16 @@ describe('Redis audit log: filtered queries and paging', () => {
       ),
     );
     all.push(...(await Promise.all(appends)));
+    // Ties, and late entries far behind the newest timestamp.
+    for (const [n, second] of [
+      [60, 20],
+      [61, 20],
+      [62, 59],
+      [63, 0],
+      [64, 20],
+    ] as const) {
+      all.push(await log.append(decisionEvent(n, { timestamp: at(second) })));
+    }
     all.sort((a, b) => a.seq - b.seq);
   });
   afterAll(async () => {

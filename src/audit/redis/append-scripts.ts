@@ -4,7 +4,8 @@ import { GENESIS_HASH } from '../chain.js';
  * Compare-and-append of one sealed batch, atomic in Redis.
  *
  * KEYS: 1 head, 2 stream, 3 ids, 4 time index, 5 cancel tombstone of this batch,
- *       6.. the equality index keys of each entry, in entry order.
+ *       6 prefix-max time records, 7 suffix-min time records,
+ *       8.. the equality index keys of each entry, in entry order.
  * ARGV: 1 expected head seq, 2 expected head hash, 3 deadline in Redis-clock ms,
  *       4 entry count, then per entry: id, entry JSON, hash, timestamp ms, number of index keys.
  * Reply: {'ok', last seq} | {'conflict', head seq, head hash} | {'landed', first seq}
@@ -25,7 +26,7 @@ if not head[1] and redis.call('XLEN', KEYS[2]) > 0 then return {'headless'} end
 local seq = tonumber(head[1] or '0')
 local hash = head[2] or '${GENESIS_HASH}'
 if seq ~= tonumber(ARGV[1]) or hash ~= ARGV[2] then
-  return {'conflict', tostring(seq), hash}
+  return {'conflict', string.format('%d', seq), hash}
 end
 local clock = redis.call('TIME')
 if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) > tonumber(ARGV[3]) then
@@ -33,8 +34,10 @@ if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) > tonumber(
 end
 local n = tonumber(ARGV[4])
 local a = 5
-local k = 6
+local k = 8
 local lastId, lastHash
+local top = redis.call('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
+local tmax = top[2] and tonumber(top[2]) or nil
 for i = 1, n do
   local id, json, h, t, nIdx = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4])
   a = a + 5
@@ -43,6 +46,13 @@ for i = 1, n do
   redis.call('XADD', KEYS[2], s .. '-0', 'entry', json)
   redis.call('HSET', KEYS[3], id, s)
   redis.call('ZADD', KEYS[4], t, s)
+  -- Time records that bound a time range in seq order (see query-script.ts).
+  if not tmax or tonumber(t) > tmax then
+    redis.call('ZADD', KEYS[6], t, s)
+    tmax = tonumber(t)
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[7], t, '+inf')
+  redis.call('ZADD', KEYS[7], t, s)
   for j = 1, nIdx do
     redis.call('ZADD', KEYS[k], s, s)
     k = k + 1

@@ -202,6 +202,8 @@ export class ChainAppender {
       this.keys.ids,
       this.keys.time,
       this.keys.cancelled(batchId),
+      this.keys.timeFloor,
+      this.keys.timeCeiling,
     ];
     // The deadline travels in Redis's clock so the script can compare it with TIME.
     const redisDeadline = Math.floor(deadline + this.clockOffsetMs);

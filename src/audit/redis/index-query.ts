@@ -33,7 +33,7 @@ export async function queryIndexes(
   ];
   const reply = (await QUERY.run(
     redis,
-    [keys.head, keys.stream, keys.time, keys.scratch, ...equalityKeys],
+    [keys.head, keys.stream, keys.time, keys.scratch, keys.timeFloor, keys.timeCeiling, ...equalityKeys],
     args,
   )) as [number, number, ...string[]];
   const [total, next, ...jsons] = reply;

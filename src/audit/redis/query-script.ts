@@ -1,14 +1,21 @@
 /**
  * One page of an audit query, answered atomically from the indexes.
  *
- * KEYS: 1 head, 2 stream, 3 time index, 4 scratch, 5.. equality index keys (0..n).
+ * KEYS: 1 head, 2 stream, 3 time index, 4 scratch, 5 time floor records, 6 time ceiling
+ *       records, 7.. equality index keys (0..n).
  * ARGV: 1 order 'asc'|'desc', 2 after seq or '', 3 limit, 4 since ms or '', 5 until ms or ''.
- * Reply: {total, next seq or -1, entry JSON...}.
+ * Reply: {total, next seq or -1, entry JSON...}. The total is always exact.
  *
- * Plan: no filter -> the seq range itself (the chain is gap-free); one equality filter ->
- * its sorted set; otherwise the smallest candidate set (an equality index or the time
- * range) is filtered by membership in the others into a scratch set scored by seq,
- * which is paged and deleted before the script returns. The total is always exact.
+ * Timestamps are not monotonic in seq (replicas race), so a time range is bounded in
+ * seq order by two record sets the append script keeps: the first prefix-maximum at or
+ * after `since` is the lowest seq that can match (everything before it is older), the
+ * last suffix-minimum at or before `until` the highest (everything after it is newer).
+ *
+ * Plans: no filter -> the seq range itself (the chain is gap-free); one equality filter
+ * -> its sorted set; time only -> walk the bounded seq range checking timestamps, so a
+ * page costs its size plus the out-of-order entries at the range's edges; otherwise the
+ * smallest candidate set is filtered by membership in the others into a scratch set
+ * scored by seq, which is paged and deleted before the script returns.
  */
 export const QUERY_SCRIPT = `
 local order, limit = ARGV[1], tonumber(ARGV[3])
@@ -18,7 +25,10 @@ local lo = ARGV[4] ~= '' and tonumber(ARGV[4]) or -math.huge
 local hi = ARGV[5] ~= '' and tonumber(ARGV[5]) or math.huge
 local loArg = ARGV[4] ~= '' and ARGV[4] or '-inf'
 local hiArg = ARGV[5] ~= '' and ARGV[5] or '+inf'
-local nEq = #KEYS - 4
+local FIRST_EQ = 7
+local nEq = #KEYS - FIRST_EQ + 1
+
+local function fmt(n) return string.format('%d', n) end
 
 local function fetch(seqs)
   local out = {}
@@ -45,21 +55,48 @@ local function reply(total, seqs)
   return out
 end
 
--- No filter: seqs 1..head are the answer, paged arithmetically.
-if nEq == 0 and not hasTime then
-  local head = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
-  local seqs = {}
-  if order == 'asc' then
-    local s = (after or 0) + 1
-    while s <= head and #seqs <= limit do seqs[#seqs + 1] = string.format('%d', s); s = s + 1 end
-  else
-    local s = math.min((after or head + 1) - 1, head)
-    while s >= 1 and #seqs <= limit do seqs[#seqs + 1] = string.format('%d', s); s = s - 1 end
-  end
-  return reply(head, seqs)
+local function inTime(s)
+  local t = redis.call('ZSCORE', KEYS[3], s)
+  return t and tonumber(t) >= lo and tonumber(t) <= hi
 end
 
-local set = KEYS[5]
+-- Walks seqs from..to (step +1 or -1), keeping up to limit + 1 that pass keep().
+local function walk(from, to, step, keep)
+  local seqs = {}
+  local s = from
+  while (to - s) * step >= 0 and #seqs <= limit do
+    if keep(fmt(s)) then seqs[#seqs + 1] = fmt(s) end
+    s = s + step
+  end
+  return seqs
+end
+
+-- Walks the seq range [a, b] in page order, starting after the cursor.
+local function walkRange(a, b, keep)
+  if order == 'asc' then return walk(math.max(a, (after or 0) + 1), b, 1, keep) end
+  return walk(math.min(b, (after or b + 1) - 1), a, -1, keep)
+end
+
+-- No filter: seqs 1..head are the answer.
+if nEq == 0 and not hasTime then
+  local head = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+  return reply(head, walkRange(1, head, function() return true end))
+end
+
+-- The seq range [a, b] outside which no entry is in the time range.
+local a, b
+if hasTime then
+  local first = redis.call('ZRANGE', KEYS[5], loArg, '+inf', 'BYSCORE', 'LIMIT', 0, 1)[1]
+  local last = redis.call('ZRANGE', KEYS[6], hiArg, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)[1]
+  if not first or not last or tonumber(first) > tonumber(last) then return {0, -1} end
+  a, b = tonumber(first), tonumber(last)
+end
+
+if nEq == 0 then
+  return reply(redis.call('ZCOUNT', KEYS[3], loArg, hiArg), walkRange(a, b, inTime))
+end
+
+local set = KEYS[FIRST_EQ]
 local scratch = false
 if hasTime or nEq > 1 then
   set = KEYS[4]
@@ -67,29 +104,26 @@ if hasTime or nEq > 1 then
   redis.call('DEL', set)
   if not hasTime then
     local args = {set, nEq}
-    for i = 5, #KEYS do args[#args + 1] = KEYS[i] end
+    for i = FIRST_EQ, #KEYS do args[#args + 1] = KEYS[i] end
     args[#args + 1] = 'AGGREGATE'
     args[#args + 1] = 'MAX'
     redis.call('ZINTERSTORE', unpack(args))
   else
-    -- Iterate the smallest candidate set; check membership in the others.
+    -- Iterate the smallest candidate set (an equality index within [a, b], or the time
+    -- range); check membership in the others.
     local base, baseSize = nil, redis.call('ZCOUNT', KEYS[3], loArg, hiArg)
-    for i = 5, #KEYS do
-      local size = redis.call('ZCARD', KEYS[i])
+    for i = FIRST_EQ, #KEYS do
+      local size = redis.call('ZCOUNT', KEYS[i], a, b)
       if size < baseSize then base, baseSize = i, size end
     end
     local members
-    if base then members = redis.call('ZRANGE', KEYS[base], 0, -1)
+    if base then members = redis.call('ZRANGE', KEYS[base], a, b, 'BYSCORE')
     else members = redis.call('ZRANGE', KEYS[3], loArg, hiArg, 'BYSCORE') end
     local batch = {}
     for _, s in ipairs(members) do
-      local keep = true
-      for i = 5, #KEYS do
+      local keep = not base or inTime(s)
+      for i = FIRST_EQ, #KEYS do
         if keep and i ~= base and not redis.call('ZSCORE', KEYS[i], s) then keep = false end
-      end
-      if keep and base then
-        local t = redis.call('ZSCORE', KEYS[3], s)
-        keep = t and tonumber(t) >= lo and tonumber(t) <= hi
       end
       if keep then
         batch[#batch + 1] = s
@@ -104,10 +138,10 @@ end
 local total = redis.call('ZCARD', set)
 local seqs
 if order == 'asc' then
-  local from = after and ('(' .. string.format('%d', after)) or '-inf'
+  local from = after and ('(' .. fmt(after)) or '-inf'
   seqs = redis.call('ZRANGE', set, from, '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1)
 else
-  local from = after and ('(' .. string.format('%d', after)) or '+inf'
+  local from = after and ('(' .. fmt(after)) or '+inf'
   seqs = redis.call('ZRANGE', set, from, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, limit + 1)
 end
 if scratch then redis.call('DEL', set) end

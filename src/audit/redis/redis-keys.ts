@@ -32,6 +32,22 @@ export class RedisAuditKeys {
     return `${this.prefix}:idx:time`;
   }
 
+  /**
+   * Prefix-maximum records: the entries whose timestamp exceeds every earlier one (score
+   * = timestamp). The first one at or after `since` is the lowest seq a range can match.
+   */
+  get timeFloor(): string {
+    return `${this.prefix}:idx:time-floor`;
+  }
+
+  /**
+   * Suffix-minimum records: the entries whose timestamp is below every later one (score
+   * = timestamp). The last one at or before `until` is the highest seq a range can match.
+   */
+  get timeCeiling(): string {
+    return `${this.prefix}:idx:time-ceiling`;
+  }
+
   /** Scratch sorted set a query script builds and deletes within one atomic run. */
   get scratch(): string {
     return `${this.prefix}:scratch`;
