@@ -131,4 +131,92 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await read('Policy', 'broken')).body.metadata.resourceVersion).toBe(before);
   });
+
+  it('lands API writes as objects with the caller recorded, answering once the index has them', async () => {
+    const api = (method: string, path: string, body?: unknown) =>
+      call(arbiter.url, method, `/api/v1${path}`, { key: 'dev-admin-key', ...(body ? { body } : {}) });
+    const registered = await api('POST', '/capabilities', { name: 'db.query_rows', risk_level: 'medium' });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    const capabilityObject = await read('Capability', registered.body.id);
+    expect(capabilityObject.status).toBe(200);
+    expect(capabilityObject.body.spec).toEqual({ name: 'db.query_rows', riskLevel: 'medium' });
+    expect(capabilityObject.body.metadata.annotations['governance.arbiter.dev/changed-by']).toBe('admin');
+
+    const granted = await api('POST', '/actors/agent-9/grants', { capability: 'db.query_rows' });
+    expect(granted.status, JSON.stringify(granted.body)).toBe(201);
+    // Read-your-writes: the very next decision sees the grant.
+    expect(await outcomeOf(arbiter, 'agent-9', 'db.query_rows')).toBe('ALLOW');
+
+    const created = await api('POST', '/policies', {
+      name: 'rows-limit',
+      rules: [{ capability: 'db.query_rows', condition: 'parameters.rows > 100', outcome: 'DENY' }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(await outcomeOf(arbiter, 'agent-9', 'db.query_rows', { rows: 500 })).toBe('DENY');
+    const updated = await api('PUT', '/policies/rows-limit', {
+      rules: [{ capability: 'db.query_rows', condition: 'parameters.rows > 1000', outcome: 'DENY' }],
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(await outcomeOf(arbiter, 'agent-9', 'db.query_rows', { rows: 500 })).toBe('ALLOW');
+    const policyObject = await read('Policy', 'rows-limit');
+    expect(policyObject.body.metadata.generation).toBe(2);
+    expect(policyObject.body.metadata.annotations['governance.arbiter.dev/changed-by']).toBe('admin');
+
+    expect((await api('POST', '/policies', { name: 'rows-limit', rules: [] })).body.error.code).toBe(
+      'CONFLICT',
+    );
+    const badCondition = await api('POST', '/policies', {
+      name: 'bad',
+      rules: [{ capability: 'db.query_rows', condition: 'rows >', outcome: 'DENY' }],
+    });
+    expect(badCondition.status).toBe(400);
+    expect((await read('Policy', 'bad')).status).toBe(404);
+    expect((await api('PUT', '/policies/nope', { rules: [] })).body.error.code).toBe('NOT_FOUND');
+
+    const grantName = granted.body.id as string;
+    expect((await read('ActorGrant', grantName)).body.spec.actor.id).toBe('agent-9');
+    const revoked = await api('DELETE', '/actors/agent-9/grants/db.query_rows');
+    expect(revoked.status, JSON.stringify(revoked.body)).toBeLessThan(300);
+    expect((await read('ActorGrant', grantName)).status).toBe(404);
+    expect(await outcomeOf(arbiter, 'agent-9', 'db.query_rows')).toBe('DENY');
+  });
+
+  it('survives an API server restart: decisions keep flowing, then it resyncs', async () => {
+    expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
+    await controlPlane().stopApiServer();
+    try {
+      // The last good index keeps serving; readiness stays true on purpose (see README).
+      for (let i = 0; i < 5; i++) {
+        expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      const ready = await call(arbiter.url, 'GET', '/readyz');
+      expect(ready.status).toBe(200);
+      const write = await call(arbiter.url, 'POST', '/api/v1/policies', {
+        key: 'dev-admin-key',
+        body: { name: 'during-outage', rules: [] },
+      });
+      expect(write.status).toBe(503);
+      expect(write.body.error.code).toBe('UNAVAILABLE');
+    } finally {
+      await controlPlane().startApiServer();
+    }
+    // A change right after the restart shows up, and so does a deletion.
+    expect((await kube('DELETE', `${API_BASE}/actorgrants/agent-7`)).status).toBe(200);
+    await create('Policy', 'after-restart', { rules: [{ capability: 'files.read', outcome: 'ESCALATE' }] });
+    const policyNames = async () =>
+      (await call(arbiter.url, 'GET', '/api/v1/policies', { key: 'dev-admin-key' })).body.policies.map(
+        (p: { name: string }) => p.name,
+      );
+    await eventually(
+      'the changes made after the restart',
+      async () =>
+        (await outcomeOf(arbiter, 'agent-7', 'files.read')) === 'DENY' &&
+        (await policyNames()).includes('after-restart')
+          ? true
+          : undefined,
+      45_000,
+    );
+    expect(arbiter.logs.join('\n')).toContain('watch restored and resynced');
+  }, 90_000);
 });
