@@ -152,23 +152,56 @@ export function toStructural(schema: unknown): unknown {
   return out;
 }
 
-/** Kubernetes-only additions, applied to the structural copy of a kind's spec schema. */
-function addKubernetesRules(kind: Kind, spec: Schema): Schema {
-  if (kind !== 'ActorGrant') return spec;
-  const properties = spec.properties as Record<string, Schema>;
-  const grants = properties.grants as Schema;
-  properties.grants = {
-    ...grants,
-    'x-kubernetes-validations': [
-      {
-        // O(n²) over at most maxItems grants: within the CEL cost budget of the API server.
-        rule: 'self.all(g, self.exists_one(h, h.capability == g.capability))',
-        message: 'each capability may be granted only once per ActorGrant; merge the constraints',
-      },
-    ],
-  };
-  return spec;
+interface CelRule {
+  rule: string;
+  message: string;
 }
+
+/** An identity field that may not change once set: rename = delete and recreate. */
+function immutable(field: string, why: string): CelRule {
+  return { rule: `self.${field} == oldSelf.${field}`, message: `spec.${field} is immutable: ${why}` };
+}
+
+/**
+ * Kubernetes-only additions to the structural copy of a kind's spec schema. CEL rules must
+ * stay cheap: the API server refuses a CRD whose estimated rule cost is too high, and an
+ * O(n²) rule over 1,024 grants would be (hence the list-map keys for uniqueness).
+ */
+function addKubernetesRules(kind: Kind, spec: Schema): Schema {
+  const properties = spec.properties as Record<string, Schema>;
+  switch (kind) {
+    case 'Capability':
+      return {
+        ...spec,
+        'x-kubernetes-validations': [
+          immutable('name', 'grants and policies refer to it; create a new Capability to rename'),
+        ],
+      };
+    case 'ActorGrant':
+      // One entry per capability (the API server rejects duplicates), and server-side
+      // apply merges grants by capability: POST/DELETE /actors/:id/grants patch one entry.
+      properties.grants = {
+        ...properties.grants,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['capability'],
+      };
+      return {
+        ...spec,
+        'x-kubernetes-validations': [
+          immutable('actor.id', 'to grant another actor, create an ActorGrant for it'),
+        ],
+      };
+    case 'Policy':
+      return spec;
+  }
+}
+
+/** The Kubernetes-only keys added to the spec schemas; everything else is the source schema. */
+export const KUBERNETES_ONLY_KEYS = [
+  'x-kubernetes-validations',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+] as const;
 
 export function specSchemaFor(kind: Kind): Schema {
   return addKubernetesRules(kind, toStructural(SPEC_SCHEMAS[kind]) as Schema);
@@ -243,15 +276,20 @@ export function renderCrdFiles(): Map<string, string> {
   );
 }
 
-/** Removes every `x-kubernetes-validations` (CEL rules), for API servers older than 1.25. */
-export function withoutCelRules<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(withoutCelRules) as T;
+/** A deep copy without the given keys, at any depth. */
+export function withoutKeys<T>(value: T, keys: readonly string[]): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => withoutKeys(item, keys)) as T;
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => key !== 'x-kubernetes-validations')
-      .map(([key, child]) => [key, withoutCelRules(child)]),
+      .filter(([key]) => !keys.includes(key))
+      .map(([key, child]) => [key, withoutKeys(child, keys)]),
   ) as T;
+}
+
+/** Removes every `x-kubernetes-validations` (CEL rules), for API servers older than 1.25. */
+export function withoutCelRules<T>(value: T): T {
+  return withoutKeys(value, ['x-kubernetes-validations']);
 }
 
 /**
