@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
+import { installCrds } from '../env/install-crds.js';
+import { startRedisServer, type RedisServer } from '../env/redis-server.js';
+import { call, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
+import {
+  API_BASE,
+  CONTROLLER_NAMESPACE,
+  eventually,
+  installControllerRbac,
+  object,
+  startController,
+} from './support/operator-env.js';
+
+const LEASE = `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/arbiter-controller`;
+const CONFIG_EVENT_TYPES = [
+  'policy.created',
+  'policy.updated',
+  'capability.registered',
+  'actor.grant.created',
+];
+
+/**
+ * Two controller processes on one cluster and one (Redis) audit log: one leader at a
+ * time, and each configuration change audited exactly once, also across a leader change.
+ */
+describeWithControlPlane(
+  'controller: leader election and exactly-once configuration audit',
+  (controlPlane) => {
+    let redis: RedisServer;
+    const controllers: ArbiterProcess[] = [];
+    const kube = (method: string, path: string, body?: unknown) =>
+      controlPlane().request<any>(method, path, body === undefined ? {} : { body });
+    const holder = async () => (await kube('GET', LEASE)).body?.spec?.holderIdentity as string | undefined;
+    /** Configuration audit events, through the API of `arbiter` (the log is shared). */
+    const configEvents = async (arbiter: ArbiterProcess) => {
+      const all: any[] = [];
+      for (const type of CONFIG_EVENT_TYPES) {
+        const res = await call(arbiter.url, 'GET', `/api/v1/audit/events?event_type=${type}&limit=200`, {
+          key: 'dev-admin-key',
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        all.push(...res.body.events);
+      }
+      return all;
+    };
+    const eventsFor = (events: any[], type: string, name: string) =>
+      events.filter((e) => e.event_type === type && e.data?.name === name);
+
+    beforeAll(async () => {
+      await installCrds(controlPlane());
+      const kubeconfig = await installControllerRbac(controlPlane());
+      redis = await startRedisServer();
+      const a = await startController({ kubeconfig, identity: 'controller-a', redisUrl: redis.url });
+      controllers.push(a);
+      await eventually('controller-a to lead', async () =>
+        (await holder()) === 'controller-a' ? true : undefined,
+      );
+      controllers.push(await startController({ kubeconfig, identity: 'controller-b', redisUrl: redis.url }));
+    });
+    afterAll(async () => {
+      for (const c of controllers) {
+        await c.stop();
+        await removeDir(c.dataDir);
+      }
+      await redis?.dispose();
+    });
+
+    it('elects one leader, which alone audits a kubectl change, once', async () => {
+      const [a, b] = controllers as [ArbiterProcess, ArbiterProcess];
+      await new Promise((resolve) => setTimeout(resolve, 2_500)); // b has campaigned at least once
+      expect(await holder()).toBe('controller-a');
+      expect(a.logs.join('\n')).toContain('became leader');
+      expect(b.logs.join('\n')).not.toContain('became leader');
+
+      const created = await kube('POST', `${API_BASE}/policies`, object('Policy', 'p1', { rules: [] }));
+      expect(created.status, created.text).toBe(201);
+      await eventually('p1 audited', async () =>
+        eventsFor(await configEvents(b), 'policy.created', 'p1').length > 0 ? true : undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const events = eventsFor(await configEvents(b), 'policy.created', 'p1');
+      expect(events).toHaveLength(1);
+      expect(events[0].data).toMatchObject({
+        uid: created.body.metadata.uid,
+        generation: 1,
+        changed_by: 'kubernetes',
+      });
+    });
+
+    it('hands over on shutdown; the new leader neither repeats nor misses an event', async () => {
+      const [a, b] = controllers as [ArbiterProcess, ArbiterProcess];
+      expect(await a.stop()).toBe(0);
+      await eventually('controller-b to lead', async () =>
+        (await holder()) === 'controller-b' ? true : undefined,
+      );
+      const patched = await kube('PATCH', `${API_BASE}/policies/p1`, {
+        spec: { rules: [{ capability: 'files.read', outcome: 'DENY' }] },
+      });
+      expect(patched.status, patched.text).toBe(200);
+      await eventually('p1 update audited by b', async () =>
+        eventsFor(await configEvents(b), 'policy.updated', 'p1').length > 0 ? true : undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const events = await configEvents(b);
+      expect(eventsFor(events, 'policy.created', 'p1')).toHaveLength(1);
+      expect(eventsFor(events, 'policy.updated', 'p1')).toHaveLength(1);
+      // Exactly once per (uid, generation), whoever recorded it.
+      const keys = events.map((e) => `${e.event_type} ${e.data.uid}/${e.data.generation}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(b.logs.join('\n')).toContain('became leader');
+    });
+  },
+);
