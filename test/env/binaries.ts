@@ -22,7 +22,7 @@ export class ControlPlaneUnavailableError extends Error {
 
 export function testAssetsCache(env: NodeJS.ProcessEnv = process.env): string {
   if (env.ARBITER_TEST_CACHE) return env.ARBITER_TEST_CACHE;
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
   return join(base, 'arbiter-test-assets');
 }
 
