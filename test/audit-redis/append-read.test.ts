@@ -60,4 +60,21 @@ describe('Redis audit log: append and read', () => {
     await expect.poll(() => seen).toEqual([mine.seq, theirs.seq]);
     unsubscribe();
   });
+
+  it('opens and appends while the checkpoint store is unreachable', async () => {
+    const unreachable = {
+      list: () => Promise.reject(new Error('apiserver down')),
+      save: () => Promise.reject(new Error('apiserver down')),
+    };
+    const warnings: string[] = [];
+    const degraded = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: 'no-checkpoints:{audit}',
+      checkpoints: { store: unreachable, everyEntries: 1, intervalMs: 0 },
+      logger: { info: () => undefined, warn: (_, msg) => warnings.push(msg), error: () => undefined },
+    });
+    expect((await degraded.append(decisionEvent(1))).seq).toBe(1);
+    await degraded.close();
+    expect(warnings).toContain('audit checkpoint could not be saved');
+  });
 });

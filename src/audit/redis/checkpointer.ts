@@ -29,8 +29,13 @@ export class Checkpointer {
   ) {}
 
   async start(readHead: () => Promise<Checkpoint | undefined>): Promise<void> {
-    const existing = await this.list(true);
-    this.lastSavedSeq = existing[existing.length - 1]?.seq ?? 0;
+    try {
+      const existing = await this.list(true);
+      this.lastSavedSeq = existing[existing.length - 1]?.seq ?? 0;
+    } catch (err) {
+      // Checkpoints protect verification, they do not gate appends: start without them.
+      this.logger.warn({ err }, 'audit checkpoints could not be read; will retry on use');
+    }
     if (this.settings.intervalMs > 0) {
       this.timer = setInterval(() => {
         readHead().then(
@@ -62,7 +67,16 @@ export class Checkpointer {
     const now = Date.now();
     if (!fresh && this.cached && now - this.cached.at < this.settings.listCacheMs)
       return this.cached.checkpoints;
-    const checkpoints = [...(await this.settings.store.list())].sort((a, b) => a.seq - b.seq);
+    let listed: Checkpoint[];
+    try {
+      listed = await this.settings.store.list();
+    } catch (err) {
+      // A stale list still bounds verification; only with none at all is this an error.
+      if (!this.cached) throw err;
+      this.logger.warn({ err }, 'audit checkpoints could not be read; using the last list');
+      return this.cached.checkpoints;
+    }
+    const checkpoints = [...listed].sort((a, b) => a.seq - b.seq);
     this.cached = { at: now, checkpoints };
     return checkpoints;
   }

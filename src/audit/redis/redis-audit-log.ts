@@ -154,7 +154,16 @@ export class RedisAuditLog implements AuditLog {
       },
     });
     this.tail = new StreamTail(
-      () => redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: false }),
+      () => {
+        const connection = redis.duplicate({
+          enableOfflineQueue: true,
+          maxRetriesPerRequest: null,
+          lazyConnect: false,
+        });
+        // The feed logs its own read errors; this only keeps ioredis from printing them.
+        connection.on('error', () => undefined);
+        return connection;
+      },
       keys.stream,
       settings.logger,
     );
@@ -174,7 +183,7 @@ export class RedisAuditLog implements AuditLog {
 
   /** A head behind the newest checkpoint means Redis lost or was stripped of entries. */
   private async warnIfBehindCheckpoints(): Promise<void> {
-    const newest = (await this.checkpointer?.list())?.at(-1);
+    const newest = (await this.checkpointer?.list().catch(() => undefined))?.at(-1);
     const head = await readHead(this.redis, this.keys);
     if (newest && newest.seq > head.seq) {
       this.settings.logger.error(
