@@ -1,0 +1,248 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ApiKeyRegistry } from '../../src/auth/api-keys.js';
+import { parseServeOptions, type ServeOptions } from '../../src/cli/serve-options.js';
+import { arbiterContainer, renderChart, type RenderedChart } from './support/render-chart.js';
+import { VALUE_SETS } from './support/value-sets.js';
+
+const NAMESPACE = 'arbiter-system';
+const POD_ENV = { POD_NAME: 'arbiter-0', POD_NAMESPACE: NAMESPACE };
+
+/** The container's args as the kubelet passes them: $(VAR) expanded from the env. */
+function kubeletArgs(chart: RenderedChart, secretValues: Record<string, string> = {}): string[] {
+  const container = arbiterContainer(chart);
+  const env: Record<string, string> = { ...POD_ENV, ...secretValues };
+  for (const variable of container.env ?? [])
+    if (typeof variable.value === 'string') env[variable.name] = variable.value;
+  return (container.args as string[]).map((arg) =>
+    arg.replace(/\$\(([A-Z_][A-Z0-9_]*)\)/g, (match, name: string) => env[name] ?? match),
+  );
+}
+
+/** What `arbiter serve` makes of the rendered args (its own parser: unknown flags and bad values throw). */
+function serveOptions(chart: RenderedChart, secretValues: Record<string, string> = {}): ServeOptions {
+  const [command, ...args] = kubeletArgs(chart, secretValues);
+  expect(command).toBe('serve');
+  const options = parseServeOptions(args, POD_ENV);
+  if (options === 'help') throw new Error('the chart asks for --help');
+  return options;
+}
+
+function volumeMountFor(chart: RenderedChart, file: string): { mount: any; volume: any } {
+  const container = arbiterContainer(chart);
+  const mount = container.volumeMounts.find((m: { mountPath: string }) => file.startsWith(`${m.mountPath}/`));
+  expect(mount, `no volume mounted for ${file}`).toBeDefined();
+  const volume = chart
+    .one('Deployment')
+    .spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name);
+  return { mount, volume };
+}
+
+describe('the chart renders', () => {
+  it('with the defaults: every object, two hardened replicas with probes and a PodDisruptionBudget', async () => {
+    const chart = await renderChart({ values: VALUE_SETS.defaults });
+    expect(chart.objects.map((o) => o.kind).sort()).toEqual(
+      [
+        ...Array(3).fill('CustomResourceDefinition'),
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Deployment',
+        'PodDisruptionBudget',
+        'Role',
+        'RoleBinding',
+        'Secret',
+        'Service',
+        'ServiceAccount',
+      ].sort(),
+    );
+    for (const object of chart.objects) {
+      expect(object.metadata.labels?.['app.kubernetes.io/instance'], object.kind).toBe('arbiter');
+    }
+    const deployment = chart.one('Deployment');
+    expect(deployment.spec.replicas).toBe(2);
+    const pod = deployment.spec.template.spec;
+    expect(pod.serviceAccountName).toBe(chart.one('ServiceAccount').metadata.name);
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(
+      pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm,
+    ).toEqual({
+      topologyKey: 'kubernetes.io/hostname',
+      labelSelector: { matchLabels: deployment.spec.selector.matchLabels },
+    });
+
+    const container = arbiterContainer(chart);
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(container.resources).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' },
+      limits: { memory: '512Mi' },
+    });
+    expect(container.env.slice(0, 2)).toEqual([
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+
+    const options = serveOptions(chart);
+    expect(options).toMatchObject({
+      port: 8080,
+      riskThreshold: 0.8,
+      defaultOutcome: 'ALLOW',
+      logLevel: 'info',
+      redis: undefined,
+      manifests: undefined,
+      kubernetes: { kubeconfig: undefined, lease: { name: 'arbiter-controller', namespace: NAMESPACE } },
+    });
+    const port = container.ports.find((p: { name: string }) => p.name === 'http');
+    expect(port.containerPort).toBe(options.port);
+    // --data-dir is an emptyDir (the root filesystem is read-only), so is /tmp.
+    expect(volumeMountFor(chart, `${options.dataDir}/audit.jsonl`).volume.emptyDir).toEqual({});
+    expect(volumeMountFor(chart, '/tmp/x').volume.emptyDir).toEqual({});
+    // --api-keys is the chart's Secret, mounted, and a valid keys file.
+    const keys = volumeMountFor(chart, options.apiKeys);
+    const secret = chart.one('Secret');
+    expect(keys.volume.secret.secretName).toBe(secret.metadata.name);
+    const file = options.apiKeys.slice(keys.mount.mountPath.length + 1);
+    expect(keys.volume.secret.items).toEqual([{ key: file, path: file }]);
+    expect(ApiKeyRegistry.fromDocument(parse(secret.stringData[file]))).toBeInstanceOf(ApiKeyRegistry);
+
+    const pdb = chart.one('PodDisruptionBudget');
+    expect(pdb.apiVersion).toBe('policy/v1');
+    expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: deployment.spec.selector });
+    const service = chart.one('Service');
+    expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+    expect(service.spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
+  });
+
+  it('NOTES.txt says how to reach the API, and warns about missing keys and Redis', async () => {
+    const chart = await renderChart({ values: VALUE_SETS.defaults });
+    expect(chart.notes).toContain('kubectl -n arbiter-system port-forward svc/arbiter 8080:8080');
+    expect(chart.notes).toContain('http://arbiter.arbiter-system.svc:8080');
+    expect(chart.notes).toContain('/api/v1/governance/propose');
+    expect(chart.notes).toMatch(/no API keys are configured/);
+    expect(chart.notes).toMatch(/WARNING: no Redis is configured/);
+    const withRedis = await renderChart({
+      values: VALUE_SETS['rediss URL, keys in values, strict decisions, three replicas'],
+    });
+    expect(withRedis.notes).not.toMatch(/WARNING/);
+    expect(withRedis.notes).toContain('API keys: 2 entries in Secret arbiter-api-keys');
+  });
+
+  it('with one replica: no PodDisruptionBudget', async () => {
+    const chart = await renderChart({ values: VALUE_SETS['one replica (no PodDisruptionBudget)'] });
+    expect(chart.one('Deployment').spec.replicas).toBe(1);
+    expect(chart.all('PodDisruptionBudget')).toEqual([]);
+  });
+
+  it('a policy/v1beta1 PodDisruptionBudget where policy/v1 is not served (Kubernetes < 1.21)', async () => {
+    const chart = await renderChart({
+      apiVersions: ['v1', 'apps/v1', 'policy/v1beta1', 'policy/v1beta1/PodDisruptionBudget'],
+    });
+    expect(chart.one('PodDisruptionBudget').apiVersion).toBe('policy/v1beta1');
+  });
+
+  it('with a NetworkPolicy that admits the API port from the configured peers only', async () => {
+    const values = VALUE_SETS['NetworkPolicy on'] as { networkPolicy: { from: unknown[] } };
+    const chart = await renderChart({ values });
+    const policy = chart.one('NetworkPolicy');
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: chart.one('Deployment').spec.selector.matchLabels },
+      policyTypes: ['Ingress'],
+      ingress: [{ ports: [{ port: 'http', protocol: 'TCP' }], from: values.networkPolicy.from }],
+    });
+    expect((await renderChart()).all('NetworkPolicy')).toEqual([]);
+  });
+
+  it('with a ServiceMonitor that scrapes /metrics through the Service (shape only: its CRD is not on the test server)', async () => {
+    const chart = await renderChart({ values: VALUE_SETS['ServiceMonitor on'] });
+    const monitor = chart.one('ServiceMonitor');
+    const service = chart.one('Service');
+    expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(monitor.metadata.namespace).toBe(NAMESPACE);
+    expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus' });
+    expect(monitor.spec.namespaceSelector).toEqual({ matchNames: [NAMESPACE] });
+    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels)) {
+      expect(service.metadata.labels?.[key], key).toBe(value);
+    }
+    expect(monitor.spec.endpoints).toEqual([
+      { port: 'http', path: '/metrics', interval: '15s', scrapeTimeout: '10s' },
+    ]);
+    expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain('http');
+    expect((await renderChart()).all('ServiceMonitor')).toEqual([]);
+  });
+
+  it('with the Redis URL and API keys from existing Secrets and a private CA for rediss://', async () => {
+    const chart = await renderChart({
+      values: VALUE_SETS['Redis URL and API keys from existing Secrets, private CA'],
+    });
+    expect(chart.all('Secret')).toEqual([]);
+    const container = arbiterContainer(chart);
+    expect(container.env).toContainEqual({
+      name: 'ARBITER_REDIS_URL',
+      valueFrom: { secretKeyRef: { name: 'arbiter-redis', key: 'url' } },
+    });
+    const url = 'rediss://default:pw@redis.redis.svc:6380/2';
+    const options = serveOptions(chart, { ARBITER_REDIS_URL: url });
+    expect(options.redis).toEqual({ url, appendTimeoutMs: 2000, waitReplicas: 0 });
+    expect(volumeMountFor(chart, options.apiKeys).volume.secret).toEqual({
+      secretName: 'arbiter-api-keys',
+      items: [{ key: 'keys.yaml', path: 'keys.yaml' }],
+    });
+    const ca = container.env.find((e: { name: string }) => e.name === 'NODE_EXTRA_CA_CERTS').value as string;
+    expect(volumeMountFor(chart, ca).volume.secret).toEqual({
+      secretName: 'redis-ca',
+      items: [{ key: 'ca.crt', path: 'ca.crt' }],
+    });
+    expect(chart.one('Deployment').spec.template.metadata.annotations?.['checksum/api-keys']).toBeUndefined();
+  });
+
+  it('with a rediss:// URL, keys in values and strict decision settings, as arbiter serve reads them', async () => {
+    const chart = await renderChart({
+      values: VALUE_SETS['rediss URL, keys in values, strict decisions, three replicas'],
+    });
+    const options = serveOptions(chart);
+    expect(options).toMatchObject({
+      riskThreshold: 0.7,
+      defaultOutcome: 'DENY',
+      logLevel: 'debug',
+      pendingTtlSeconds: 600,
+      redis: { url: 'rediss://:s3cret@redis-master.redis:6380/0', appendTimeoutMs: 500, waitReplicas: 1 },
+    });
+    const secret = chart.one('Secret');
+    const registry = ApiKeyRegistry.fromDocument(parse(secret.stringData['api-keys.yaml']));
+    expect(registry).toBeInstanceOf(ApiKeyRegistry);
+    const pod = chart.one('Deployment').spec.template.spec;
+    expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toHaveLength(1);
+    expect(chart.one('PodDisruptionBudget').spec.maxUnavailable).toBe(1);
+    // A change of keys restarts the pods (the keys are read once at start).
+    const annotation = chart.one('Deployment').spec.template.metadata.annotations['checksum/api-keys'];
+    const other = await renderChart({ values: { ...VALUE_SETS.defaults } });
+    expect(annotation).toMatch(/^[0-9a-f]{64}$/);
+    expect(other.one('Deployment').spec.template.metadata.annotations['checksum/api-keys']).not.toBe(
+      annotation,
+    );
+  });
+
+  it('fails when serviceAccount.create is false without a name', async () => {
+    await expect(renderChart({ values: { serviceAccount: { create: false } } })).rejects.toThrow(
+      /serviceAccount.name is required/,
+    );
+    const chart = await renderChart({ values: { serviceAccount: { create: false, name: 'mine' } } });
+    expect(chart.all('ServiceAccount')).toEqual([]);
+    expect(chart.one('Deployment').spec.template.spec.serviceAccountName).toBe('mine');
+    expect(chart.one('ClusterRoleBinding').subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'mine', namespace: NAMESPACE },
+    ]);
+  });
+});

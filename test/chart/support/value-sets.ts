@@ -1,0 +1,91 @@
+/** Value sets the chart is rendered, validated and applied with (over values.yaml). */
+export const VALUE_SETS: Record<string, Record<string, unknown>> = {
+  defaults: {},
+  'one replica (no PodDisruptionBudget)': { replicas: 1 },
+  'NetworkPolicy on': {
+    networkPolicy: {
+      enabled: true,
+      from: [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agents' } } },
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+      ],
+    },
+  },
+  'ServiceMonitor on': {
+    serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
+  },
+  'Redis URL and API keys from existing Secrets, private CA': {
+    redis: { existingSecret: 'arbiter-redis', existingSecretKey: 'url', tls: { caSecret: 'redis-ca' } },
+    apiKeys: { existingSecret: 'arbiter-api-keys', secretKey: 'keys.yaml' },
+  },
+  'rediss URL, keys in values, strict decisions, three replicas': {
+    replicas: 3,
+    redis: { url: 'rediss://:s3cret@redis-master.redis:6380/0', waitReplicas: 1, appendTimeoutMs: 500 },
+    apiKeys: {
+      keys: [
+        {
+          name: 'agent-001',
+          sha256: '768d431c7599a91b58ae5747e08e9aa96dcb4eef45e029c87e3e060e521dcead',
+          scopes: ['governance:propose', 'governance:read'],
+          actors: ['agent-001'],
+        },
+        { name: 'auditor', sha256: 'a'.repeat(64), scopes: ['audit:read'] },
+      ],
+    },
+    risk: { threshold: 0.7 },
+    defaultOutcome: 'DENY',
+    logLevel: 'debug',
+    podAntiAffinity: 'hard',
+    extraArgs: ['--pending-ttl', '600'],
+  },
+};
+
+/** Value sets values.schema.json must reject, with the instance path ajv names. */
+export const REJECTED_VALUE_SETS: { name: string; values: Record<string, unknown>; path: string }[] = [
+  { name: 'zero replicas', values: { replicas: 0 }, path: '/replicas' },
+  { name: 'replicas as a string', values: { replicas: 'two' }, path: '/replicas' },
+  { name: 'risk threshold above 1', values: { risk: { threshold: 1.5 } }, path: '/risk/threshold' },
+  { name: 'unknown default outcome', values: { defaultOutcome: 'MAYBE' }, path: '/defaultOutcome' },
+  { name: 'unknown log level', values: { logLevel: 'verbose' }, path: '/logLevel' },
+  {
+    name: 'Redis URL of another scheme',
+    values: { redis: { url: 'http://redis:6379' } },
+    path: '/redis/url',
+  },
+  {
+    name: 'Redis URL and Secret at once',
+    values: { redis: { url: 'redis://redis:6379/0', existingSecret: 'arbiter-redis' } },
+    path: '/redis',
+  },
+  {
+    name: 'API key with an unknown scope',
+    values: { apiKeys: { keys: [{ name: 'a', sha256: 'a'.repeat(64), scopes: ['root'] }] } },
+    path: '/apiKeys/keys/0/scopes/0',
+  },
+  {
+    name: 'API key with neither key nor sha256',
+    values: { apiKeys: { keys: [{ name: 'a', scopes: ['admin'] }] } },
+    path: '/apiKeys/keys/0',
+  },
+  { name: 'misspelt top-level value', values: { replica: 3 }, path: '' },
+  { name: 'root user', values: { runAsUser: 0 }, path: '/runAsUser' },
+];
+
+/** Helm's merge of user values over the chart's: maps merge, the rest replaces, null deletes. */
+export function mergeValues(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    if (value === null) delete out[key];
+    else if (isPlainObject(value) && isPlainObject(current)) out[key] = mergeValues(current, value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
