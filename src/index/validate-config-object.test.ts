@@ -124,3 +124,18 @@ describe('validateConfigObject', () => {
     );
   });
 });
+
+describe('validateConfigObject: grants keyed by capability', () => {
+  it('rejects a capability granted twice in one ActorGrant, as the CRD does', () => {
+    const result = validateConfigObject({
+      apiVersion: 'governance.arbiter.dev/v1alpha1',
+      kind: 'ActorGrant',
+      metadata: { name: 'twice' },
+      spec: { actor: { id: 'a' }, grants: [{ capability: 'x.y' }, { capability: 'x.y' }] },
+    });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.errors[0]).toMatch(
+      /spec\.grants\[1\]\.capability: x\.y is granted more than once/,
+    );
+  });
+});

@@ -3,6 +3,7 @@ import {
   API_VERSION,
   KINDS,
   SPEC_SCHEMAS,
+  type ActorGrantSpec,
   type ConfigObject,
   type Kind,
   type ObjectMeta,
@@ -86,8 +87,22 @@ function metadataErrors(metadata: unknown): string[] {
 
 function specErrors(kind: Kind, spec: unknown): string[] {
   const validate = validateSpec[kind];
-  if (validate(spec)) return [];
-  return (validate.errors ?? []).map((e) => ajvErrorText(e, 'spec'));
+  if (!validate(spec)) return (validate.errors ?? []).map((e) => ajvErrorText(e, 'spec'));
+  return kind === 'ActorGrant' ? duplicateGrantErrors(spec as ActorGrantSpec) : [];
+}
+
+/** The CRD lists grants as a map keyed by capability; JSON Schema cannot say so, so check here. */
+function duplicateGrantErrors(spec: ActorGrantSpec): string[] {
+  const seen = new Set<string>();
+  const errors: string[] = [];
+  for (const [index, grant] of spec.grants.entries()) {
+    if (seen.has(grant.capability))
+      errors.push(
+        `spec.grants[${index}].capability: ${grant.capability} is granted more than once in this object`,
+      );
+    seen.add(grant.capability);
+  }
+  return errors;
 }
 
 function isKind(value: unknown): value is Kind {
