@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisServer, type RedisServer } from '../env/redis-server.js';
+import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+
+let redis: RedisServer;
+let arbiter: ArbiterProcess;
+const propose = () =>
+  call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+    key: KEYS.agent,
+    body: {
+      actor: { id: 'agent-001', type: 'ai-agent' },
+      action: { capability: 'database.query', parameters: { query: 'q' } },
+    },
+  });
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  arbiter = await startArbiter({ args: ['--redis', `${redis.url}/0`, '--redis-timeout', '500'] });
+});
+afterAll(async () => {
+  await arbiter.stop();
+  await redis.dispose();
+  await removeDir(arbiter.dataDir);
+  await removeDir(arbiter.manifestsDir);
+});
+
+describe('serve --redis', () => {
+  it('stores decisions in the Redis stream and serves the audit API from it', async () => {
+    const decision = await propose();
+    expect(decision.status).toBe(200);
+    const entries = await call(
+      arbiter.url,
+      'GET',
+      `/api/v1/audit/log?decision_id=${decision.body.decision_id}`,
+      { key: KEYS.auditor },
+    );
+    expect(entries.body.entries[0].id).toBe(decision.body.audit_ref);
+    const trail = await call(arbiter.url, 'GET', `/api/v1/audit/log/${decision.body.decision_id}`, {
+      key: KEYS.auditor,
+    });
+    expect(trail.body.integrity.chain_verified).toBe(true);
+  });
+
+  it('fails closed with 503 while Redis is down, and continues the same chain when it returns', async () => {
+    await redis.kill9();
+    const down = await propose();
+    expect(down.status).toBe(503);
+    expect(down.body.error).toMatchObject({ code: 'UNAVAILABLE', request_id: expect.any(String) });
+    await redis.restart();
+    let back = await propose();
+    for (let i = 0; i < 20 && back.status !== 200; i += 1) {
+      await new Promise((r) => setTimeout(r, 250));
+      back = await propose();
+    }
+    expect(back.status).toBe(200);
+    const verify = await call(arbiter.url, 'GET', '/api/v1/audit/verify', { key: KEYS.auditor });
+    expect(verify.body.ok).toBe(true);
+    const stored = await call(arbiter.url, 'GET', `/api/v1/audit/log?decision_id=${back.body.decision_id}`, {
+      key: KEYS.auditor,
+    });
+    expect(stored.body.total).toBe(1);
+  });
+});
