@@ -183,15 +183,20 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
           ),
         }
       : undefined,
-    kubernetes: inCluster
-      ? {
-          kubeconfig: values.kubeconfig,
-          lease: {
-            name: values['lease-name'] ?? 'arbiter-controller',
-            namespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'default',
-          },
-          identity: values.identity ?? env.POD_NAME ?? `${hostname()}-${process.pid}`,
-        }
-      : undefined,
+    kubernetes: inCluster ? kubernetesOptions(values, env) : undefined,
+  };
+}
+
+function kubernetesOptions(
+  values: { kubeconfig?: string; 'lease-name'?: string; 'lease-namespace'?: string; identity?: string },
+  env: NodeJS.ProcessEnv,
+): KubernetesOptions {
+  return {
+    kubeconfig: values.kubeconfig,
+    lease: {
+      name: values['lease-name'] ?? 'arbiter-controller',
+      namespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'default',
+    },
+    identity: values.identity ?? env.POD_NAME ?? `${hostname()}-${process.pid}`,
   };
 }

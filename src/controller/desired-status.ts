@@ -88,21 +88,18 @@ function countsOf(kind: Kind, raw: RawObject): Pick<ObjectStatusBody, 'ruleCount
 }
 
 function sameStatus(current: Partial<ObjectStatusBody> | undefined, desired: ObjectStatusBody): boolean {
-  if (!current) return false;
-  const [a] = current.conditions ?? [];
-  const [b] = desired.conditions;
-  return (
-    (current.conditions?.length ?? 0) === 1 &&
-    a !== undefined &&
-    b !== undefined &&
-    a.type === b.type &&
-    a.status === b.status &&
-    a.reason === b.reason &&
-    a.message === b.message &&
-    a.observedGeneration === b.observedGeneration &&
-    a.lastTransitionTime === b.lastTransitionTime &&
-    current.observedGeneration === desired.observedGeneration &&
-    current.ruleCount === desired.ruleCount &&
-    current.grantCount === desired.grantCount
-  );
+  return current !== undefined && comparable(current) === comparable(desired);
+}
+
+/** The fields we own, in a fixed order (the server may return keys in any order). */
+function comparable(status: Partial<ObjectStatusBody>): string {
+  const conditions = (status.conditions ?? []).map((c) => [
+    c.type,
+    c.status,
+    c.reason,
+    c.message,
+    c.observedGeneration,
+    c.lastTransitionTime,
+  ]);
+  return JSON.stringify([status.observedGeneration, status.ruleCount, status.grantCount, conditions]);
 }

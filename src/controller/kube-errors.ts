@@ -33,7 +33,7 @@ function parseStatus(body: unknown): KubeStatus | undefined {
       return undefined;
     }
   }
-  return body && typeof body === 'object' ? (body as KubeStatus) : undefined;
+  return body && typeof body === 'object' ? body : undefined;
 }
 
 /**

@@ -114,7 +114,7 @@ export class LeaderElector {
   }
 
   private async acquireOrRenew(): Promise<boolean> {
-    const { namespace, name, identity } = this.settings;
+    const { namespace, name } = this.settings;
     let lease: V1Lease;
     try {
       lease = await this.api.readNamespacedLease({ name, namespace });
@@ -122,26 +122,36 @@ export class LeaderElector {
       if (kubeStatusCode(err) !== 404) throw err;
       return this.create();
     }
+    if (this.heldByAnother(lease)) return false;
+    return this.replace(this.takenOrRenewed(lease));
+  }
+
+  /** Held by someone else whose renewal we saw change less than a lease duration ago. */
+  private heldByAnother(lease: V1Lease): boolean {
     const spec = lease.spec ?? {};
     const record = JSON.stringify([spec.holderIdentity, String(spec.renewTime), spec.leaseTransitions]);
     if (this.observed?.record !== record) this.observed = { record, atMs: this.now() };
     const holder = spec.holderIdentity ?? '';
     const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
-    if (holder !== '' && holder !== identity && this.observed.atMs + durationMs > this.now()) return false;
+    return holder !== '' && holder !== this.settings.identity && this.observed.atMs + durationMs > this.now();
+  }
+
+  private takenOrRenewed(lease: V1Lease): V1Lease {
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
     const now = new V1MicroTime(this.now());
-    const taking = holder !== identity;
-    const next: V1Lease = {
+    const taking = holder !== this.settings.identity;
+    return {
       ...lease,
       spec: {
         ...spec,
-        holderIdentity: identity,
+        holderIdentity: this.settings.identity,
         leaseDurationSeconds: Math.ceil(this.settings.leaseDurationMs / 1000),
         renewTime: now,
         acquireTime: taking ? now : (spec.acquireTime ?? now),
         leaseTransitions: (spec.leaseTransitions ?? 0) + (taking && holder !== '' ? 1 : 0),
       },
     };
-    return this.replace(next);
   }
 
   private async create(): Promise<boolean> {

@@ -12,6 +12,21 @@ export interface SchemaProblem {
   servingGeneration: number | undefined;
 }
 
+interface CachedCheck {
+  /** uid and resourceVersion: the identity of one version of one object. */
+  version: string;
+  result: ValidationResult;
+}
+
+/** One update() in progress. */
+interface Building {
+  objects: ConfigObject[];
+  problems: Map<string, SchemaProblem>;
+  versions: Map<string, string>;
+  good: Map<string, ConfigObject>;
+  cache: Map<string, CachedCheck>;
+}
+
 export interface ValidatedSet {
   objects: ConfigObject[];
   problems: ReadonlyMap<string, SchemaProblem>;
@@ -27,49 +42,46 @@ export interface ValidatedSet {
 export class ValidatedObjects {
   private lastGood = new Map<string, ConfigObject>();
   /** Validation results by kind/name, reused while the resourceVersion is unchanged. */
-  private checkedCache = new Map<string, { resourceVersion: string; result: ValidationResult }>();
+  private checkedCache = new Map<string, CachedCheck>();
 
   update(rawByKind: ReadonlyMap<Kind, readonly RawObject[]>): ValidatedSet {
-    const nextGood = new Map<string, ConfigObject>();
-    const objects: ConfigObject[] = [];
-    const problems = new Map<string, SchemaProblem>();
-    const versions = new Map<string, string>();
-    const nextCache = new Map<string, { resourceVersion: string; result: ValidationResult }>();
-    for (const [kind, raws] of rawByKind) {
-      for (const raw of raws) {
-        const name = raw.metadata?.name ?? '';
-        const key = `${kind}/${name}`;
-        const resourceVersion = raw.metadata?.resourceVersion ?? '';
-        versions.set(key, resourceVersion);
-        const cached = this.checkedCache.get(key);
-        const checked =
-          cached && resourceVersion !== '' && cached.resourceVersion === resourceVersion
-            ? cached.result
-            : validateConfigObject(envelopeOf(kind, raw));
-        nextCache.set(key, { resourceVersion, result: checked });
-        const previous = this.lastGood.get(key);
-        if (checked.ok) {
-          nextGood.set(key, checked.object);
-          objects.push(checked.object);
-          continue;
-        }
-        const kept = previous && previous.metadata.uid === raw.metadata?.uid ? previous : undefined;
-        if (kept) {
-          nextGood.set(key, kept);
-          objects.push(kept);
-        }
-        problems.set(key, {
-          kind,
-          name,
-          generation: raw.metadata?.generation,
-          errors: checked.errors,
-          servingGeneration: kept?.metadata.generation,
-        });
-      }
+    const next: Building = {
+      objects: [],
+      problems: new Map(),
+      versions: new Map(),
+      good: new Map(),
+      cache: new Map(),
+    };
+    for (const [kind, raws] of rawByKind) for (const raw of raws) this.add(kind, raw, next);
+    this.lastGood = next.good;
+    this.checkedCache = next.cache;
+    return { objects: next.objects.sort(byKey), problems: next.problems, versions: next.versions };
+  }
+
+  private add(kind: Kind, raw: RawObject, next: Building): void {
+    const { name = '', resourceVersion = '', uid, generation } = raw.metadata ?? {};
+    const key = `${kind}/${name}`;
+    next.versions.set(key, resourceVersion);
+    const cached = this.checkedCache.get(key);
+    const checked =
+      cached && resourceVersion !== '' && cached.version === `${uid}/${resourceVersion}`
+        ? cached.result
+        : validateConfigObject(envelopeOf(kind, raw));
+    next.cache.set(key, { version: `${uid}/${resourceVersion}`, result: checked });
+    const previous = this.lastGood.get(key);
+    const kept = checked.ok ? checked.object : previous?.metadata.uid === uid ? previous : undefined;
+    if (kept) {
+      next.good.set(key, kept);
+      next.objects.push(kept);
     }
-    this.lastGood = nextGood;
-    this.checkedCache = nextCache;
-    return { objects: objects.sort(byKey), problems, versions };
+    if (checked.ok) return;
+    next.problems.set(key, {
+      kind,
+      name,
+      generation,
+      errors: checked.errors,
+      servingGeneration: kept?.metadata.generation,
+    });
   }
 }
 

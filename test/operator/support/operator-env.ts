@@ -138,7 +138,7 @@ export async function eventually<T>(
     await sleep(50);
   }
   throw new Error(
-    `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`,
+    `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`,
   );
 }
 
