@@ -40,5 +40,5 @@ describe('graceful shutdown', () => {
       await removeDir(arbiter.dataDir);
       await removeDir(arbiter.manifestsDir);
     }
-  });
+  }, 90_000);
 });
