@@ -182,7 +182,7 @@ describe('Dockerfile', () => {
       const [node, ...checkArgs] = JSON.parse(healthcheck!.replace('8080', String(port))) as string[];
       expect(node).toBe('node');
       // Exec form: no shell, as Docker runs it; exit code 0 means healthy.
-      const exitCode = await new Promise<number | string | undefined>((resolve) => {
+      const exitCode = await new Promise<number | string | null | undefined>((resolve) => {
         execFile(process.execPath, checkArgs, (error) => resolve(error ? error.code : 0));
       });
       expect(exitCode).toBe(0);
