@@ -1,13 +1,14 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../api/dependencies.js';
 import { KubernetesConfig } from '../controller/index.js';
 import type { ConfigAuditor } from '../governance/config-auditor.js';
 import type { ConfigWriter } from '../governance/config-writer.js';
 import type { IndexStore } from '../index/index.js';
+import type { Metrics } from '../metrics/index.js';
 import { ApiObjectFile } from '../sources/api-object-file.js';
 import { EmbeddedConfig } from '../sources/embedded-config.js';
 import { ManifestWatcher } from '../sources/manifest-watcher.js';
+import { loadKubeConfig } from './kube-config.js';
 import type { KubernetesOptions, ServeOptions } from './serve-options.js';
 
 /** Where configuration comes from, whichever backend: what serve.ts needs of it. */
@@ -16,6 +17,9 @@ export interface ConfigBackend {
   readiness: ReadinessCheck;
   start(): Promise<void>;
   close(): Promise<void>;
+  /** Whether this replica leads (writes status, audits config, checkpoints); always without a cluster. */
+  isLeader(): boolean;
+  observe(metrics: Metrics): void;
 }
 
 export interface ConfigBackendDeps {
@@ -53,13 +57,13 @@ export function openConfigBackend(options: ServeOptions, deps: ConfigBackendDeps
       await config.start();
     },
     close: () => config.close(),
+    isLeader: () => true,
+    observe: () => undefined,
   };
 }
 
 function kubernetesBackend(options: KubernetesOptions, deps: ConfigBackendDeps): ConfigBackend {
-  const kubeConfig = new KubeConfig();
-  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
-  else kubeConfig.loadFromCluster();
+  const kubeConfig = loadKubeConfig(options);
   const config = new KubernetesConfig({
     kubeConfig,
     index: deps.index,
@@ -73,5 +77,7 @@ function kubernetesBackend(options: KubernetesOptions, deps: ConfigBackendDeps):
     readiness: config.readiness(),
     start: () => config.start(),
     close: () => config.close(),
+    isLeader: () => config.isLeader(),
+    observe: (metrics) => metrics.observeController(config),
   };
 }

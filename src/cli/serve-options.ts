@@ -29,6 +29,8 @@ export interface KubernetesOptions {
   lease: { namespace: string; name: string };
   /** This replica's name in the leader Lease. */
   identity: string;
+  /** ConfigMap (in the Lease's namespace) holding the audit chain checkpoints with --redis. */
+  checkpointConfigMap: string;
 }
 
 export const SERVE_HELP = `Usage: arbiter serve [options]
@@ -66,6 +68,9 @@ Options:
   --lease-namespace NS     its namespace (default: $POD_NAMESPACE, else default)
   --identity ID            this replica in the Lease (default: $POD_NAME, else
                            HOSTNAME-PID)
+  --checkpoint-configmap N with --redis: the ConfigMap (in the Lease's namespace)
+                           the leader checkpoints the audit chain into
+                           (default: arbiter-audit-checkpoints)
   -h, --help               this help
 
 Environment: ARBITER_LOG_LEVEL sets the default of --log-level; POD_NAMESPACE and
@@ -129,6 +134,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'lease-name': { type: 'string' },
       'lease-namespace': { type: 'string' },
       identity: { type: 'string' },
+      'checkpoint-configmap': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -188,7 +194,13 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
 }
 
 function kubernetesOptions(
-  values: { kubeconfig?: string; 'lease-name'?: string; 'lease-namespace'?: string; identity?: string },
+  values: {
+    kubeconfig?: string;
+    'lease-name'?: string;
+    'lease-namespace'?: string;
+    identity?: string;
+    'checkpoint-configmap'?: string;
+  },
   env: NodeJS.ProcessEnv,
 ): KubernetesOptions {
   return {
@@ -198,5 +210,6 @@ function kubernetesOptions(
       namespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'default',
     },
     identity: values.identity ?? env.POD_NAME ?? `${hostname()}-${process.pid}`,
+    checkpointConfigMap: values['checkpoint-configmap'] ?? 'arbiter-audit-checkpoints',
   };
 }

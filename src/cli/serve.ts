@@ -28,7 +28,9 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   await mkdir(options.dataDir, { recursive: true });
   const authenticator = await ApiKeyRegistry.load(options.apiKeys);
   const metrics = new Metrics();
-  const audit = instrumentAuditLog(await openAuditBackend(options, logger), metrics);
+  // Leadership is known once the configuration backend exists; the audit log asks late.
+  let isLeader = () => false;
+  const audit = instrumentAuditLog(await openAuditBackend(options, logger, () => isLeader()), metrics);
   const verifyChain = async () => {
     const report = await audit.verify();
     if (report.ok)
@@ -56,6 +58,8 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   });
   const auditor = new ConfigAuditor(audit, clock);
   const config = openConfigBackend(options, { index, auditor, clock, logger });
+  isLeader = () => config.isLeader();
+  config.observe(metrics);
   await config.start();
 
   const decisions = new DecisionService({

@@ -53,6 +53,8 @@ export class KindWatcher {
   private readonly backoff: Backoff;
   private brokenSinceMs: number | undefined;
   private lastError: string | undefined;
+  /** Failed watches or lists that made it start a fresh informer (for metrics). */
+  private restarts = 0;
 
   constructor(private readonly deps: KindWatcherDeps) {
     this.backoff = new Backoff(deps.settings.backoff);
@@ -62,8 +64,18 @@ export class KindWatcher {
     return this.deps.kind;
   }
 
-  status(): { state: WatchState; brokenSinceMs: number | undefined; lastError: string | undefined } {
-    return { state: this.state, brokenSinceMs: this.brokenSinceMs, lastError: this.lastError };
+  status(): {
+    state: WatchState;
+    brokenSinceMs: number | undefined;
+    lastError: string | undefined;
+    restarts: number;
+  } {
+    return {
+      state: this.state,
+      brokenSinceMs: this.brokenSinceMs,
+      lastError: this.lastError,
+      restarts: this.restarts,
+    };
   }
 
   /** True once a list has succeeded: `objects()` is then a complete (maybe stale) view. */
@@ -152,6 +164,7 @@ export class KindWatcher {
       this.deps.logger.debug({ kind: this.deps.kind, err }, 'reconnecting the watch failed');
     }
     this.setState(this.current ? 'broken' : 'starting');
+    this.restarts += 1;
     this.scheduleRetry(this.backoff.nextDelayMs());
   }
 

@@ -167,6 +167,14 @@ export class KubernetesConfig implements ConfigWriter {
     return this.elector.isLeader();
   }
 
+  /** Each kind's watch: broken now, and how often it restarted (for metrics). */
+  watchStatuses(): Array<{ kind: Kind; broken: boolean; restarts: number }> {
+    return this.watchers.map((w) => {
+      const { state, restarts } = w.status();
+      return { kind: w.kind, broken: state === 'broken', restarts };
+    });
+  }
+
   /** How often each kind's watch was reported broken for long (for metrics). */
   brokenWatchAlerts(): Readonly<Record<Kind, number>> {
     return this.health.alerts();

@@ -1,4 +1,4 @@
-import { buildIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
+import { isRejected, buildIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
 import { CHANGED_BY_ANNOTATION, type ConfigWriter, type Written } from '../governance/config-writer.js';
 import {
   API_VERSION,
@@ -16,7 +16,6 @@ import {
   type PolicySpec,
 } from '../model/index.js';
 import { capabilityObjectName, grantObjectName } from '../sources/object-names.js';
-import { isRejected } from './accepted-objects.js';
 import type { CustomObjects } from './custom-objects.js';
 import type { RawObject } from './resources.js';
 import type { VersionWaiters } from './version-waiters.js';

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConfigAuditor } from '../governance/config-auditor.js';
-import type { IndexSnapshot } from '../index/index.js';
+import { acceptedObjects, type IndexSnapshot } from '../index/index.js';
 import type { Kind } from '../model/index.js';
-import { acceptedObjects } from './accepted-objects.js';
 import { Backoff } from './backoff.js';
 import { CoalescedTask } from './coalesced-task.js';
 import type { RawObject } from './resources.js';

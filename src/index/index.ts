@@ -24,3 +24,4 @@ export {
 } from './compile-parameter-schema.js';
 export { CONDITION_VARIABLES } from './condition-identifiers.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
+export { acceptedObjects, isRejected } from './accepted-objects.js';

@@ -1,2 +1,2 @@
-export { Metrics } from './metrics.js';
+export { Metrics, type ControllerObservations } from './metrics.js';
 export { instrumentAuditLog } from './instrumented-audit-log.js';

@@ -1,5 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** What the Kubernetes controller lets metrics read at scrape time. */
+export interface ControllerObservations {
+  isLeader(): boolean;
+  watchStatuses(): Array<{ kind: string; broken: boolean; restarts: number }>;
+}
+
 /**
  * Prometheus metrics of one process. Labels stay bounded: outcomes and capability names
  * of the index (a proposal for an unregistered capability counts as "unregistered"),
@@ -7,6 +13,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export class Metrics {
   readonly registry = new Registry();
+  private controller: ControllerObservations | undefined;
+  /** Restarts already counted per kind, so the counter only ever adds the difference. */
+  private readonly restartsSeen = new Map<string, number>();
   readonly decisions = new Counter({
     name: 'arbiter_decisions_total',
     help: 'Governance decisions by outcome and capability',
@@ -62,17 +71,31 @@ export class Metrics {
     help: 'Restarts of Kubernetes watches by kind',
     labelNames: ['kind'] as const,
     registers: [this.registry],
+    collect: () => {
+      for (const { kind, restarts } of this.controller?.watchStatuses() ?? []) {
+        const delta = restarts - (this.restartsSeen.get(kind) ?? 0);
+        if (delta > 0) this.watchRestarts.inc({ kind }, delta);
+        this.restartsSeen.set(kind, restarts);
+      }
+    },
   });
   readonly watchBroken = new Gauge({
     name: 'arbiter_watch_broken',
-    help: '1 while the watch of this kind has been broken for longer than the alert threshold',
+    help: '1 while the watch of this kind is broken and the last good index is served',
     labelNames: ['kind'] as const,
     registers: [this.registry],
+    collect: () => {
+      for (const { kind, broken } of this.controller?.watchStatuses() ?? [])
+        this.watchBroken.set({ kind }, broken ? 1 : 0);
+    },
   });
   readonly leader = new Gauge({
     name: 'arbiter_leader',
-    help: '1 when this replica holds the leader Lease',
+    help: '1 when this replica holds the leader Lease (always 1 without a cluster)',
     registers: [this.registry],
+    collect: () => {
+      this.leader.set(this.controller === undefined || this.controller.isLeader() ? 1 : 0);
+    },
   });
   readonly httpRequests = new Counter({
     name: 'arbiter_http_requests_total',
@@ -84,5 +107,9 @@ export class Metrics {
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true)
       collectDefaultMetrics({ register: this.registry, prefix: 'arbiter_' });
+  }
+
+  observeController(controller: ControllerObservations): void {
+    this.controller = controller;
   }
 }

@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import { buildIndex, type IndexSnapshot, type IndexStore } from '../index/index.js';
+import {
+  acceptedObjects,
+  buildIndex,
+  isRejected,
+  type IndexSnapshot,
+  type IndexStore,
+} from '../index/index.js';
 import type { ConfigAuditor } from '../governance/config-auditor.js';
 import { CHANGED_BY_ANNOTATION, type ConfigWriter, type Written } from '../governance/config-writer.js';
 import {
@@ -12,16 +18,12 @@ import {
   type CapabilitySpec,
   type ConfigObject,
   type GrantSpec,
-  type ObjectStatus,
   type PolicyObject,
   type PolicySpec,
 } from '../model/index.js';
 import type { ApiObjectFile } from './api-object-file.js';
 import type { ManifestSnapshot, ManifestWatcher } from './manifest-watcher.js';
 import { capabilityObjectName, derivedUid, grantObjectName } from './object-names.js';
-
-/** Statuses that make an object unusable: an API write producing one is refused with 400. */
-const REJECTING_REASONS = new Set(['InvalidSchema', 'InvalidCondition', 'InvalidSpec', 'Conflict']);
 
 export interface EmbeddedConfigDeps {
   manifests: ManifestWatcher | undefined;
@@ -264,13 +266,4 @@ function withUid(object: ConfigObject): ConfigObject {
     ...object,
     metadata: { ...object.metadata, uid: derivedUid(object.kind, object.metadata.name) },
   };
-}
-
-/** The objects that take effect: the audit records these, not ones refused as invalid. */
-function acceptedObjects(snapshot: IndexSnapshot): ConfigObject[] {
-  return snapshot.objects().filter((o) => !isRejected(snapshot.status(o.kind, o.metadata.name)));
-}
-
-function isRejected(status: ObjectStatus | undefined): boolean {
-  return status !== undefined && REJECTING_REASONS.has(status.reason);
 }

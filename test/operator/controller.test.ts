@@ -192,6 +192,9 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
       }
       const ready = await call(arbiter.url, 'GET', '/readyz');
       expect(ready.status).toBe(200);
+      const metrics = await (await fetch(`${arbiter.url}/metrics`)).text();
+      expect(metrics).toMatch(/arbiter_watch_broken\{kind="Policy"\} 1/);
+      expect(metrics).toMatch(/arbiter_leader 1/);
       const write = await call(arbiter.url, 'POST', '/api/v1/policies', {
         key: 'dev-admin-key',
         body: { name: 'during-outage', rules: [] },
@@ -218,5 +221,8 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
       45_000,
     );
     expect(arbiter.logs.join('\n')).toContain('watch restored and resynced');
+    const metrics = await (await fetch(`${arbiter.url}/metrics`)).text();
+    expect(metrics).toMatch(/arbiter_watch_broken\{kind="Policy"\} 0/);
+    expect(Number(/arbiter_watch_restarts_total\{kind="Policy"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
   }, 90_000);
 });

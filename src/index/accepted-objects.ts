@@ -1,4 +1,4 @@
-import type { IndexSnapshot } from '../index/index.js';
+import type { IndexSnapshot } from './index-snapshot.js';
 import type { ConfigObject, ObjectStatus, ReadyReason } from '../model/index.js';
 
 /** Reasons that make an object unusable (as in embedded mode: the audit skips these, API writes are refused). */
