@@ -195,6 +195,8 @@ describe('the chart renders', () => {
     const url = 'rediss://default:pw@redis.redis.svc:6380/2';
     const options = serveOptions(chart, { ARBITER_REDIS_URL: url });
     expect(options.redis).toEqual({ url, appendTimeoutMs: 2000, waitReplicas: 0 });
+    // The leader checkpoints the shared chain into a ConfigMap the chart's Role may write.
+    expect(options.kubernetes?.checkpointConfigMap).toBe('arbiter-audit-checkpoints');
     expect(volumeMountFor(chart, options.apiKeys).volume.secret).toEqual({
       secretName: 'arbiter-api-keys',
       items: [{ key: 'keys.yaml', path: 'keys.yaml' }],
