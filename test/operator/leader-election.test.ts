@@ -12,6 +12,9 @@ import {
   startController,
 } from './support/operator-env.js';
 
+/** Checkpoint the shared chain after every two entries, so the test sees the ConfigMap fill. */
+const CHECKPOINT_OFTEN = ['--checkpoint-entries', '2'];
+const CHECKPOINTS = `/api/v1/namespaces/${CONTROLLER_NAMESPACE}/configmaps/arbiter-audit-checkpoints`;
 const LEASE = `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/arbiter-controller`;
 const CONFIG_EVENT_TYPES = [
   'policy.created',
@@ -51,12 +54,24 @@ describeWithControlPlane(
       await installCrds(controlPlane());
       const kubeconfig = await installControllerRbac(controlPlane());
       redis = await startRedisServer();
-      const a = await startController({ kubeconfig, identity: 'controller-a', redisUrl: redis.url });
+      const a = await startController({
+        kubeconfig,
+        identity: 'controller-a',
+        redisUrl: redis.url,
+        extraArgs: CHECKPOINT_OFTEN,
+      });
       controllers.push(a);
       await eventually('controller-a to lead', async () =>
         (await holder()) === 'controller-a' ? true : undefined,
       );
-      controllers.push(await startController({ kubeconfig, identity: 'controller-b', redisUrl: redis.url }));
+      controllers.push(
+        await startController({
+          kubeconfig,
+          identity: 'controller-b',
+          redisUrl: redis.url,
+          extraArgs: CHECKPOINT_OFTEN,
+        }),
+      );
     });
     afterAll(async () => {
       for (const c of controllers) {
@@ -109,6 +124,30 @@ describeWithControlPlane(
       const keys = events.map((e) => `${e.event_type} ${e.data.uid}/${e.data.generation}`);
       expect(new Set(keys).size).toBe(keys.length);
       expect(b.logs.join('\n')).toContain('became leader');
+    });
+
+    it('the leader checkpoints the shared chain into the ConfigMap, and verification uses it', async () => {
+      const [, b] = controllers as [ArbiterProcess, ArbiterProcess];
+      for (let i = 0; i < 4; i += 1) {
+        await call(b.url, 'POST', '/api/v1/governance/propose', {
+          key: 'dev-admin-key',
+          body: {
+            actor: { id: 'nobody', type: 'automation' },
+            action: { capability: 'files.read', parameters: {} },
+          },
+        });
+      }
+      const { value: checkpoints } = await eventually('checkpoints in the ConfigMap', async () => {
+        const res = await kube('GET', CHECKPOINTS);
+        const list = res.status === 200 ? JSON.parse(res.body.data['checkpoints.json']).checkpoints : [];
+        return list.length > 0 ? (list as Array<{ seq: number; hash: string }>) : undefined;
+      });
+      const head = await call(b.url, 'GET', `/api/v1/audit/log?order=desc&limit=1`, { key: 'dev-admin-key' });
+      const newest = checkpoints[checkpoints.length - 1]!;
+      expect(newest.seq).toBeLessThanOrEqual(head.body.entries[0].seq);
+      const verify = await call(b.url, 'GET', '/api/v1/audit/verify', { key: 'dev-admin-key' });
+      expect(verify.body).toMatchObject({ ok: true });
+      expect(verify.body.checkpoints_checked).toBeGreaterThan(0);
     });
   },
 );

@@ -56,6 +56,7 @@ export interface ControllerOptions {
   kubeconfig: string;
   identity: string;
   redisUrl?: string;
+  extraArgs?: string[];
 }
 
 /** `arbiter serve --kubeconfig` as users run it, on a free port; resolves once it listens. */
@@ -79,6 +80,7 @@ export async function startController(options: ControllerOptions): Promise<Arbit
     '--host',
     '127.0.0.1',
     ...(options.redisUrl ? ['--redis', options.redisUrl] : []),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
