@@ -223,6 +223,8 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     expect(arbiter.logs.join('\n')).toContain('watch restored and resynced');
     const metrics = await (await fetch(`${arbiter.url}/metrics`)).text();
     expect(metrics).toMatch(/arbiter_watch_broken\{kind="Policy"\} 0/);
-    expect(Number(/arbiter_watch_restarts_total\{kind="Policy"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
+    expect(Number(/arbiter_watch_restarts_total\{kind="Policy"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(
+      0,
+    );
   }, 90_000);
 });
