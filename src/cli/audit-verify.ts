@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import type { Checkpoint } from '../audit/audit-log.js';
+import { isCheckpoint } from '../audit/checkpoint-shape.js';
 import { verifyExportStream } from '../audit/export-verify.js';
 
 const HELP = `Usage: arbiter audit verify FILE [--checkpoint FILE]
@@ -15,11 +16,16 @@ Exit status: 0 verified, 1 broken, 2 usage error.
 `;
 
 function checkpointsOf(document: unknown): Checkpoint[] {
-  if (Array.isArray(document)) return document as Checkpoint[];
-  const object = document as { checkpoints?: unknown; seq?: unknown };
-  if (Array.isArray(object.checkpoints)) return object.checkpoints as Checkpoint[];
-  if (typeof object.seq === 'number') return [document as Checkpoint];
-  throw new Error('checkpoint file holds no checkpoints');
+  const object = document as { checkpoints?: unknown } | null;
+  const list: unknown[] = Array.isArray(document)
+    ? document
+    : Array.isArray(object?.checkpoints)
+      ? object.checkpoints
+      : [document];
+  if (list.length === 0 || !list.every(isCheckpoint)) {
+    throw new Error('the checkpoint file holds no valid checkpoints ({seq, hash, entry_id, time})');
+  }
+  return list;
 }
 
 export async function runAuditVerify(argv: string[]): Promise<number> {

@@ -3,6 +3,7 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArbiterError } from '../../model/index.js';
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
+import { isCheckpoint } from '../checkpoint-shape.js';
 
 export const CHECKPOINTS_FILE = 'checkpoints.json';
 
@@ -10,18 +11,6 @@ export interface FileCheckpointStoreOptions {
   dir: string;
   /** Newest checkpoints kept; older ones are dropped on save. */
   retain: number;
-}
-
-function isCheckpoint(value: unknown): value is Checkpoint {
-  const c = value as Partial<Checkpoint> | null;
-  return (
-    typeof c === 'object' &&
-    c !== null &&
-    Number.isSafeInteger(c.seq) &&
-    typeof c.hash === 'string' &&
-    typeof c.entry_id === 'string' &&
-    typeof c.time === 'string'
-  );
 }
 
 /**

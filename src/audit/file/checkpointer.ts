@@ -1,5 +1,5 @@
 import type { CheckpointStore } from '../audit-log.js';
-import type { AuditLogger } from './audit-logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 
 export interface CheckpointEvery {
   /** Checkpoint after this many new entries ... */

@@ -14,7 +14,7 @@ import type {
 } from '../audit-log.js';
 import { canonicalJson, GENESIS_HASH, sealEntry } from '../chain.js';
 import type { LineVerifyReport } from '../export-verify.js';
-import { silentLogger, type AuditLogger } from './audit-logger.js';
+import { silentLogger, type AuditLogger } from '../audit-logger.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
 import { Checkpointer, type CheckpointEvery, type HeadSnapshot } from './checkpointer.js';
 import type { EntryIndex } from './entry-index.js';

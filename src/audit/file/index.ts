@@ -10,6 +10,6 @@ export {
   type FileCheckpointStoreOptions,
 } from './checkpoint-store.js';
 export type { CheckpointEvery } from './checkpointer.js';
-export type { AuditLogger } from './audit-logger.js';
+export type { AuditLogger } from '../audit-logger.js';
 export type { LogFile, OpenLogFile } from './log-file.js';
 export { openLogFile } from './log-file.js';

@@ -1,7 +1,7 @@
 import type { Checkpoint } from '../audit-log.js';
 import { parseEntryLine } from '../entry-shape.js';
 import { LineChainVerifier, type LineVerifyReport } from '../export-verify.js';
-import type { AuditLogger } from './audit-logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 import type { HeadSnapshot } from './checkpointer.js';
 import { EntryIndex } from './entry-index.js';
 import type { LogFile } from './log-file.js';

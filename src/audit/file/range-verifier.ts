@@ -1,7 +1,7 @@
 import { ArbiterError } from '../../model/index.js';
 import type { AuditEntry, ChainBreak, ChainHead, Checkpoint } from '../audit-log.js';
 import { ChainVerifier } from '../chain-verifier.js';
-import type { AuditLogger } from './audit-logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 import type { EntryIndex } from './entry-index.js';
 import { readEntries } from './entry-reader.js';
 import type { LogFile } from './log-file.js';

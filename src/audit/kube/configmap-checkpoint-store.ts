@@ -1,6 +1,7 @@
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import { ArbiterError } from '../../model/index.js';
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
+import { isCheckpoint } from '../checkpoint-shape.js';
 
 /** Data key of the ConfigMap; its value has the format of the file store's checkpoints.json. */
 export const CHECKPOINTS_KEY = 'checkpoints.json';
@@ -105,18 +106,6 @@ export class ConfigMapCheckpointStore implements CheckpointStore {
     }
     return [...list].sort((a, b) => a.seq - b.seq);
   }
-}
-
-function isCheckpoint(value: unknown): value is Checkpoint {
-  const c = value as Partial<Checkpoint> | null;
-  return (
-    typeof c === 'object' &&
-    c !== null &&
-    Number.isSafeInteger(c.seq) &&
-    typeof c.hash === 'string' &&
-    typeof c.entry_id === 'string' &&
-    typeof c.time === 'string'
-  );
 }
 
 /** HTTP status of a failed client-node call (ApiException carries it as `code`). */

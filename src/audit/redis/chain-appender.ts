@@ -6,7 +6,7 @@ import { sealEntry } from '../chain.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, encodeEntry, entryField, indexKeysOf } from './entry-codec.js';
 import { AuditAppendInDoubtError } from './errors.js';
-import type { AuditLogger } from './logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { measureClockOffsetMs } from './redis-clock.js';
 import { LuaScript } from './run-script.js';

@@ -1,5 +1,5 @@
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
-import type { AuditLogger } from './logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 
 export interface CheckpointSettings {
   store: CheckpointStore;

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { ArbiterError } from '../../model/index.js';
 import type { AuditEntry, AuditPage, AuditQuery } from '../audit-log.js';
 import { decodeEntry } from './entry-codec.js';
-import type { AuditLogger } from './logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 import { QUERY_SCRIPT } from './query-script.js';
 import { INDEXED_FIELDS, type RedisAuditKeys } from './redis-keys.js';
 import { LuaScript } from './run-script.js';

@@ -17,7 +17,7 @@ import { ChainAppender } from './chain-appender.js';
 import { verifyStream, verifyUpTo } from './chain-check.js';
 import { Checkpointer } from './checkpointer.js';
 import { queryIndexes } from './index-query.js';
-import { type AuditLogger, SILENT_LOGGER } from './logger.js';
+import { type AuditLogger, silentLogger } from '../audit-logger.js';
 import { DEFAULT_KEY_PREFIX, RedisAuditKeys } from './redis-keys.js';
 import { readEntries } from './stream-reader.js';
 import { StreamTail } from './stream-tail.js';
@@ -68,7 +68,7 @@ const DEFAULTS = {
   maxBatchEntries: 100,
   maxAppendAttempts: 32,
   verifyChunkEntries: 1000,
-  logger: SILENT_LOGGER,
+  logger: silentLogger,
   now: (): Date => new Date(),
   newId: (): string => randomUUID(),
 };

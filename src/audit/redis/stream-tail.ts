@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../audit-log.js';
 import { decodeEntry, entryField } from './entry-codec.js';
-import type { AuditLogger } from './logger.js';
+import type { AuditLogger } from '../audit-logger.js';
 import { sleep } from './timeout.js';
 
 const BLOCK_MS = 1000;
