@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../test/env/redis-server.js';
+import { openRedisAuditLog } from '../src/audit/redis/index.js';
+import { BENCH_OUT } from './support/processes.js';
+import type { Report } from './support/report.js';
+import type { BenchSettings } from './support/settings.js';
+
+interface WriterResult {
+  count: number;
+  failed: number;
+  elapsedMs: number;
+}
+
+/** Starts `writers` writer processes, releases them together, and sums their entries/s. */
+async function runWriters(
+  mode: 'chain' | 'xadd',
+  redisUrl: string,
+  writers: number,
+  durationMs: number,
+  inFlight: number,
+): Promise<{ perSec: number; failed: number }> {
+  const children = Array.from({ length: writers }, (_, writer) =>
+    spawn(
+      process.execPath,
+      [
+        join(BENCH_OUT, 'append-writer.js'),
+        JSON.stringify({ mode, redisUrl, writer, durationMs, inFlight, stream: `raw:${writer}` }),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    ),
+  );
+  const ready: Promise<void>[] = [];
+  const results = children.map(
+    (child) =>
+      new Promise<WriterResult>((resolve, reject) => {
+        let signalReady: () => void = () => undefined;
+        ready.push(new Promise<void>((r) => (signalReady = r)));
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          if (line === 'ready') signalReady();
+          else if (line.startsWith('{')) resolve(JSON.parse(line) as WriterResult);
+        });
+        child.once('exit', (code) =>
+          code === 0 ? undefined : reject(new Error(`writer exited with ${code}`)),
+        );
+      }),
+  );
+  await Promise.all(ready);
+  for (const child of children) child.stdin!.end('go\n');
+  const done = await Promise.all(results);
+  return {
+    perSec: done.reduce((sum, r) => sum + r.count / (r.elapsedMs / 1000), 0),
+    failed: done.reduce((sum, r) => sum + r.failed, 0),
+  };
+}
+
+/**
+ * 2. Audit append: entries/s through the chain (seal, compare-and-append script, group
+ * commit) with several writer processes on one chain, against raw pipelined XADD of the
+ * same sealed payloads from as many processes.
+ */
+export async function appendBench(report: Report, settings: BenchSettings): Promise<void> {
+  const redis = await startRedisServer({ appendfsync: 'everysec' });
+  try {
+    const durationMs = settings.appendSec * 1000;
+    const writers = settings.appendWriters;
+    const chain = await runWriters('chain', redis.url, writers, durationMs, 64);
+    const raw = await runWriters('xadd', redis.url, writers, durationMs, 64);
+    report.add({
+      benchmark: 'audit append',
+      metric: `entries/s, ${writers} writer processes, 64 appends in flight each`,
+      arbiter: chain.perSec,
+      baseline: raw.perSec,
+      unit: 'entries/s',
+      target: { text: 'ratio >= 0.5', met: chain.perSec / raw.perSec >= 0.5 },
+      ...(chain.failed > 0 ? { note: `${chain.failed} appends rejected (lost the head race 32 times)` } : {}),
+    });
+    const single = await runWriters('chain', redis.url, 1, durationMs, 64 * writers);
+    report.add({
+      benchmark: 'audit append',
+      metric: `entries/s, 1 writer process, ${64 * writers} appends in flight`,
+      arbiter: single.perSec,
+      baseline: raw.perSec,
+      unit: 'entries/s',
+      ...(single.failed > 0 ? { note: `${single.failed} appends rejected` } : {}),
+    });
+    const log = await openRedisAuditLog({ redis: redis.url });
+    try {
+      const verified = await log.verify();
+      if (!verified.ok)
+        throw new Error(`chain broken after the append benchmark: ${JSON.stringify(verified.break)}`);
+      const client = new Redis(redis.url);
+      const conflicts = await client.info('commandstats');
+      client.disconnect();
+      console.log(
+        `  chain verified: ${verified.entries_checked} entries; ${/cmdstat_evalsha:calls=(\d+)/.exec(conflicts)?.[1] ?? '?'} script calls`,
+      );
+    } finally {
+      await log.close();
+    }
+  } finally {
+    await redis.dispose();
+  }
+}

@@ -1,0 +1,58 @@
+import { cpus, loadavg, totalmem } from 'node:os';
+import { appendBench } from './append.bench.js';
+import { proposeBench } from './propose.bench.js';
+import { queryBench } from './query.bench.js';
+import { verifyBench } from './verify.bench.js';
+import { Report } from './support/report.js';
+import { benchSettings, type BenchSettings } from './support/settings.js';
+
+type Bench = (report: Report, settings: BenchSettings) => Promise<void>;
+
+const BENCHES: Record<string, Bench> = {
+  propose: proposeBench,
+  append: appendBench,
+  verify: verifyBench,
+  query: queryBench,
+};
+
+/** `npm run bench [-- NAME... ] [--quick]`: runs the named benchmarks (all by default). */
+async function main(argv: string[]): Promise<void> {
+  const quick = argv.includes('--quick');
+  const names = argv.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !(n in BENCHES));
+  if (unknown.length > 0) {
+    console.error(
+      `unknown benchmark(s): ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`,
+    );
+    process.exit(2);
+  }
+  const selected = names.length > 0 ? names : Object.keys(BENCHES);
+  const settings = benchSettings(quick);
+  console.log(machine());
+  const report = new Report();
+  const started = Date.now();
+  for (const name of selected) {
+    const t0 = Date.now();
+    console.log(
+      `\n== ${name}${quick ? ' (quick)' : ''}  load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    await BENCHES[name]!(report, settings);
+    console.log(`   (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  console.log(`\n${report.markdown()}\n`);
+  console.log(`total ${((Date.now() - started) / 1000).toFixed(0)} s; ${machine()}`);
+}
+
+function machine(): string {
+  const cpu = cpus();
+  return (
+    `machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
+    `Node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`
+  );
+}
+
+await main(process.argv.slice(2));

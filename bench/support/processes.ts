@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/ runs compiled from node_modules/.cache/arbiter-bench/bench/). */
+export const REPO = findRepo();
+export const CLI = join(REPO, 'dist/cli/main.js');
+export const EXAMPLE_MANIFESTS = join(REPO, 'examples/manifests');
+export const EXAMPLE_KEYS = join(REPO, 'examples/api-keys.yaml');
+/** The compiled bench folder, for child processes of the bench itself. */
+export const BENCH_OUT = fileURLToPath(new URL('../', import.meta.url));
+
+function findRepo(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const marker = `${join('node_modules', '.cache')}`;
+  const at = here.indexOf(marker);
+  return at >= 0 ? here.slice(0, at) : fileURLToPath(new URL('../../', import.meta.url));
+}
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  logPath: string;
+  /** VmRSS of the process in MiB. */
+  rssMiB(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
+  return kb ? Number(kb) / 1024 : Number.NaN;
+}
+
+/**
+ * Starts a Node server process with its output in a log file (a pipe nobody drains would
+ * block it) and waits until `readyPath` answers 200.
+ */
+export async function startNodeServer(options: {
+  name: string;
+  args: string[];
+  port: number;
+  readyPath: string;
+  timeoutMs?: number;
+  nodeArgs?: string[];
+}): Promise<ServerProcess> {
+  const dir = await tempDir(`arbiter-bench-${options.name}-`);
+  const logPath = join(dir, 'server.log');
+  const fd = openSync(logPath, 'a');
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.args], {
+    stdio: ['ignore', fd, fd],
+    cwd: REPO,
+  });
+  closeSync(fd);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`${options.name} exited: ${(await readFile(logPath, 'utf8')).slice(-2000)}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.name} not ready: ${(await readFile(logPath, 'utf8')).slice(-2000)}`);
+    }
+    const status = await fetch(url + options.readyPath).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    await sleep(100);
+  }
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    logPath,
+    rssMiB: () => rssMiB(child.pid!),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ArbiterOptions {
+  manifests?: string;
+  kubeconfig?: string;
+  redisUrl?: string;
+  apiKeys?: string;
+  extraArgs?: string[];
+  timeoutMs?: number;
+  nodeArgs?: string[];
+}
+
+/** `arbiter serve` from dist/, auth on, with the per-key rate limit out of the way of the load. */
+export async function startArbiter(options: ArbiterOptions): Promise<ServerProcess & { dataDir: string }> {
+  const port = await freePort();
+  const dataDir = await tempDir('arbiter-bench-data-');
+  const source = options.kubeconfig
+    ? ['--kubeconfig', options.kubeconfig]
+    : ['--manifests', options.manifests ?? EXAMPLE_MANIFESTS];
+  const server = await startNodeServer({
+    name: 'arbiter',
+    port,
+    readyPath: '/readyz',
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+    args: [
+      CLI,
+      'serve',
+      ...source,
+      '--api-keys',
+      options.apiKeys ?? EXAMPLE_KEYS,
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--key-rate-limit',
+      '1000000000',
+      '--key-burst',
+      '1000000000',
+      ...(options.redisUrl ? ['--redis', options.redisUrl] : []),
+      ...(options.extraArgs ?? []),
+    ],
+  });
+  return {
+    ...server,
+    dataDir,
+    async stop() {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The framework's ceiling: express parsing the same JSON body and answering fixed JSON. */
+export async function startBaseline(): Promise<ServerProcess> {
+  const port = await freePort();
+  return startNodeServer({
+    name: 'baseline',
+    port,
+    readyPath: '/healthz',
+    args: [join(BENCH_OUT, 'baseline-server.js'), String(port)],
+  });
+}
