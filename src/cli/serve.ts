@@ -96,7 +96,12 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     shutdown: shuttingDown.signal,
   });
 
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
+  // Node checks these timeouts only every connectionsCheckingInterval (30 s by default), so a
+  // client trickling a body could hold its connection for up to 60 s; check every second.
+  const server = createServer(
+    { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
+    app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
