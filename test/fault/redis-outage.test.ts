@@ -137,11 +137,8 @@ describe('fault: Redis killed and restarted under load', () => {
     expect(missing.map((d) => d.decision_id)).toEqual([]);
     const stored = await Promise.all(
       seqs.map(async (seq) => {
-        const [[, fields]] = (await reader.xrange(keys.stream, `${seq}-0`, `${seq}-0`)) as [
-          string,
-          string[],
-        ][];
-        return JSON.parse(fields![1]!);
+        const items = await reader.xrange(keys.stream, `${seq}-0`, `${seq}-0`);
+        return JSON.parse(items[0]![1][1]!);
       }),
     );
     stored.forEach((entry, i) => {
