@@ -38,7 +38,7 @@ async function runWriters(
       new Promise<WriterResult>((resolve, reject) => {
         let signalReady: () => void = () => undefined;
         ready.push(new Promise<void>((r) => (signalReady = r)));
-        createInterface({ input: child.stdout! }).on('line', (line) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
           if (line === 'ready') signalReady();
           else if (line.startsWith('{')) resolve(JSON.parse(line) as WriterResult);
         });
@@ -48,7 +48,7 @@ async function runWriters(
       }),
   );
   await Promise.all(ready);
-  for (const child of children) child.stdin!.end('go\n');
+  for (const child of children) child.stdin.end('go\n');
   const done = await Promise.all(results);
   return {
     perSec: done.reduce((sum, r) => sum + r.count / (r.elapsedMs / 1000), 0),

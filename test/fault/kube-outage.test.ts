@@ -161,7 +161,7 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
     const createdAt = Date.now();
     await eventually(
       'DENY under load',
-      async () => (load.answers.at(-1)?.outcome === 'DENY' ? true : undefined),
+      () => Promise.resolve(load.answers.at(-1)?.outcome === 'DENY' ? true : undefined),
       15_000,
     );
     await new Promise((resolve) => setTimeout(resolve, 500));

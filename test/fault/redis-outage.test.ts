@@ -46,9 +46,9 @@ function loadGenerator(url: string, clients: number) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+async function until(what: string, probe: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
+  while (!probe()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
@@ -92,15 +92,10 @@ describe('fault: Redis killed and restarted under load', () => {
 
   it('answers 503 while Redis is down, never a 200 without its entry, and the chain verifies', async () => {
     const load = loadGenerator(arbiter.url, 8);
-    await until(
-      'decisions under load',
-      async () => load.answers.filter((a) => a.status === 200).length >= 100,
-    );
+    await until('decisions under load', () => load.answers.filter((a) => a.status === 200).length >= 100);
     await redis.kill9();
     const killedAt = load.answers.length;
-    await until('503s while Redis is down', async () =>
-      load.answers.slice(killedAt).some((a) => a.status === 503),
-    );
+    await until('503s while Redis is down', () => load.answers.slice(killedAt).some((a) => a.status === 503));
     await sleep(1_000);
     // While down: a probe of our own fails closed too.
     const probe = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
@@ -114,7 +109,7 @@ describe('fault: Redis killed and restarted under load', () => {
     const restartedAt = load.answers.length;
     await until(
       'decisions after the restart',
-      async () => load.answers.slice(restartedAt).filter((a) => a.status === 200).length >= 100,
+      () => load.answers.slice(restartedAt).filter((a) => a.status === 200).length >= 100,
     );
     await load.stop();
 
