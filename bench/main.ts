@@ -2,6 +2,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { appendBench } from './append.bench.js';
 import { proposeBench } from './propose.bench.js';
 import { queryBench } from './query.bench.js';
+import { scaleBench } from './scale.bench.js';
 import { verifyBench } from './verify.bench.js';
 import { Report } from './support/report.js';
 import { benchSettings, type BenchSettings } from './support/settings.js';
@@ -12,6 +13,7 @@ const BENCHES: Record<string, Bench> = {
   propose: proposeBench,
   append: appendBench,
   verify: verifyBench,
+  scale: scaleBench,
   query: queryBench,
 };
 
