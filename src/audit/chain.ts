@@ -1,15 +1,58 @@
 import { createHash } from 'node:crypto';
-import canonicalizeModule from 'canonicalize';
 import type { AuditEntry } from './audit-log.js';
 
-// The package is CommonJS with ESM-style typings: at run time the default import is the function itself.
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
-
-/** RFC 8785 canonical JSON of a value. */
+/**
+ * RFC 8785 canonical JSON of a value: keys sorted by UTF-16 code units, numbers and
+ * strings as ECMAScript's JSON.stringify writes them. Same output as the `canonicalize`
+ * package (canonical-json.test.ts checks), about twice as fast: every append seals and
+ * every verification re-hashes with it.
+ */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
+  const text = serialise(value);
   if (text === undefined) throw new TypeError('value is not serialisable as JSON');
   return text;
+}
+
+// Characters JSON.stringify would escape (or, for surrogates, may): only those strings take the slow path.
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function serialiseString(text: string): string {
+  return NEEDS_ESCAPING.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+function serialise(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return serialiseString(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`${value} is not allowed in canonical JSON`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      throw new TypeError('BigInt is not allowed in canonical JSON');
+    case 'object':
+      return value === null ? 'null' : serialiseObject(value);
+    default:
+      return undefined; // undefined, functions and symbols: left out, as JSON.stringify does
+  }
+}
+
+function serialiseObject(value: object): string | undefined {
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${serialise(value[i]) ?? 'null'}`;
+    return `${out}]`;
+  }
+  const withToJson = value as { toJSON?: unknown };
+  if (typeof withToJson.toJSON === 'function') return serialise((withToJson.toJSON as () => unknown)());
+  const record = value as Record<string, unknown>;
+  let out = '';
+  for (const key of Object.keys(record).sort()) {
+    const member = serialise(record[key]);
+    if (member !== undefined) out += `${out.length > 0 ? ',' : ''}${serialiseString(key)}:${member}`;
+  }
+  return `{${out}}`;
 }
 
 /** previous_hash of the first entry (semantics.md, "Audit log"). */

@@ -1,0 +1,37 @@
+import canonicalizeModule from 'canonicalize';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from './chain.js';
+
+// The reference implementation of RFC 8785 that chain.ts used before it had its own.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+describe('canonicalJson', () => {
+  it('writes what the canonicalize package writes, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        expect(canonicalJson(value)).toBe(canonicalize(value));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('agrees on the awkward cases: escapes, surrogates, key order, numbers, undefined members', () => {
+    const values: unknown[] = [
+      { '\u20ac': 1, '\r': 2, '\ufb33': 3, '1': 4, '\u0080': 5, '\ud83d\ude00': 6, a: 7, A: 8 },
+      ['\u0000\u001f"\\/', '\ud800', '\udfff x', 'plain', '\u2028\u2029'],
+      [1e21, 1e-7, -0, 0.1 + 0.2, 333333333.3333333, 5e-324, Number.MAX_SAFE_INTEGER],
+      { a: undefined, b: [undefined], c: new Date(0), d: { toJSON: () => 'x' } },
+      fc.sample(fc.string({ unit: 'binary' }), { numRuns: 200, seed: 7 }),
+      fc.sample(fc.dictionary(fc.string({ unit: 'binary' }), fc.nat()), { numRuns: 100, seed: 8 }),
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(canonicalize(value));
+  });
+
+  it('refuses what JCS cannot write', () => {
+    expect(() => canonicalJson(Number.NaN)).toThrow(TypeError);
+    expect(() => canonicalJson({ x: Infinity })).toThrow(TypeError);
+    expect(() => canonicalJson(10n)).toThrow(TypeError);
+    expect(() => canonicalJson(undefined)).toThrow(TypeError);
+  });
+});
