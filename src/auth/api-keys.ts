@@ -5,9 +5,27 @@ import { parse as parseYaml } from 'yaml';
 import { ArbiterError } from '../model/index.js';
 import { SCOPES, type Principal, type Scope } from './scopes.js';
 
+/** A Kubernetes namespace or ServiceAccount name (RFC 1123 subdomain, as the API server checks). */
+const K8S_NAME = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+} as const;
+
+const SCOPES_SCHEMA = { type: 'array', minItems: 1, items: { enum: [...SCOPES] } } as const;
+const ACTORS_SCHEMA = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, maxLength: 256 },
+} as const;
+
+/** Principal names of ServiceAccounts start with this; API key names may not. */
+export const SERVICE_ACCOUNT_PREFIX = 'serviceaccount:';
+
 /**
  * The API keys file of the CLI contract. Plaintext keys are for local development;
- * either way only their SHA-256 digests are kept in memory.
+ * either way only their SHA-256 digests are kept in memory. `serviceAccounts` lists the
+ * pods that may present their ServiceAccount token instead (cluster mode only).
  */
 const keysFileSchema = {
   type: 'object',
@@ -22,11 +40,30 @@ const keysFileSchema = {
         additionalProperties: false,
         oneOf: [{ required: ['key'] }, { required: ['sha256'] }],
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: 128 },
+          name: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 128,
+            not: { pattern: `^${SERVICE_ACCOUNT_PREFIX}` },
+          },
           key: { type: 'string', minLength: 8, maxLength: 512 },
           sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
-          scopes: { type: 'array', minItems: 1, items: { enum: [...SCOPES] } },
-          actors: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 } },
+          scopes: SCOPES_SCHEMA,
+          actors: ACTORS_SCHEMA,
+        },
+      },
+    },
+    serviceAccounts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['namespace', 'name', 'scopes'],
+        additionalProperties: false,
+        properties: {
+          namespace: K8S_NAME,
+          name: K8S_NAME,
+          scopes: SCOPES_SCHEMA,
+          actors: ACTORS_SCHEMA,
         },
       },
     },
@@ -41,7 +78,46 @@ interface KeyEntry {
   actors?: string[];
 }
 
-const validateKeysFile = new Ajv({ allErrors: true }).compile<{ keys: KeyEntry[] }>(keysFileSchema);
+interface ServiceAccountEntry {
+  namespace: string;
+  name: string;
+  scopes: Scope[];
+  actors?: string[];
+}
+
+interface KeysFile {
+  keys: KeyEntry[];
+  serviceAccounts?: ServiceAccountEntry[];
+}
+
+const validateKeysFile = new Ajv({ allErrors: true }).compile<KeysFile>(keysFileSchema);
+
+/** `namespace/name`, the key of a ServiceAccount in ApiKeyRegistry.serviceAccounts. */
+export function serviceAccountKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function principal(name: string, entry: { scopes: Scope[]; actors?: string[] }): Principal {
+  return {
+    name,
+    scopes: new Set(entry.scopes),
+    ...(entry.actors ? { actors: new Set(entry.actors) } : {}),
+  };
+}
+
+function serviceAccountPrincipals(
+  entries: readonly ServiceAccountEntry[],
+  origin: string,
+): ReadonlyMap<string, Principal> {
+  const byAccount = new Map<string, Principal>();
+  for (const entry of entries) {
+    const key = serviceAccountKey(entry.namespace, entry.name);
+    if (byAccount.has(key))
+      throw new ArbiterError('INVALID_REQUEST', `${origin}: ServiceAccount ${key} is listed twice`);
+    byAccount.set(key, principal(`${SERVICE_ACCOUNT_PREFIX}${key}`, entry));
+  }
+  return byAccount;
+}
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -49,7 +125,11 @@ export function sha256Hex(text: string): string {
 
 /** Looks principals up by the digest of the presented key. */
 export class ApiKeyRegistry {
-  private constructor(private readonly byDigest: ReadonlyMap<string, Principal>) {}
+  private constructor(
+    private readonly byDigest: ReadonlyMap<string, Principal>,
+    /** The ServiceAccounts of the file by `namespace/name`, with their principals. */
+    readonly serviceAccounts: ReadonlyMap<string, Principal>,
+  ) {}
 
   static fromDocument(document: unknown, origin = 'API keys'): ApiKeyRegistry {
     if (!validateKeysFile(document)) {
@@ -67,13 +147,9 @@ export class ApiKeyRegistry {
       const digest = (entry.sha256 ?? sha256Hex(entry.key ?? '')).toLowerCase();
       if (byDigest.has(digest))
         throw new ArbiterError('INVALID_REQUEST', `${origin}: key ${entry.name} is a duplicate`);
-      byDigest.set(digest, {
-        name: entry.name,
-        scopes: new Set(entry.scopes),
-        ...(entry.actors ? { actors: new Set(entry.actors) } : {}),
-      });
+      byDigest.set(digest, principal(entry.name, entry));
     }
-    return new ApiKeyRegistry(byDigest);
+    return new ApiKeyRegistry(byDigest, serviceAccountPrincipals(document.serviceAccounts ?? [], origin));
   }
 
   static async load(path: string): Promise<ApiKeyRegistry> {

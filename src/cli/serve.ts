@@ -3,12 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.js';
-import { ApiKeyRegistry, KeyRateLimiter } from '../auth/index.js';
+import { KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { IndexStore } from '../index/index.js';
 import { openAuditBackend } from './audit-backend.js';
+import { openAuthenticator } from './authenticator.js';
 import { openConfigBackend } from './config-backend.js';
 import { instrumentAuditLog, Metrics } from '../metrics/index.js';
 import type { ServeOptions } from './serve-options.js';
@@ -26,7 +27,7 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions, logger: Logger): Promise<RunningServer> {
   const clock = () => new Date();
   await mkdir(options.dataDir, { recursive: true });
-  const authenticator = await ApiKeyRegistry.load(options.apiKeys);
+  const authenticator = await openAuthenticator(options, logger);
   const metrics = new Metrics();
   // Leadership is known once the configuration backend exists; the audit log asks late.
   let isLeader = () => false;

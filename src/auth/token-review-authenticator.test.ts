@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { ArbiterError } from '../model/index.js';
+import { ApiKeyRegistry } from './api-keys.js';
+import {
+  TokenReviewAuthenticator,
+  type TokenReviewResult,
+  type TokenReviewSettings,
+} from './token-review-authenticator.js';
+
+const registry = ApiKeyRegistry.fromDocument({
+  keys: [{ name: 'admin', key: 'plaintext-key', scopes: ['admin'] }],
+  serviceAccounts: [
+    { namespace: 'agents', name: 'planner', scopes: ['governance:propose'], actors: ['agent-1'] },
+    { namespace: 'ops', name: 'auditor', scopes: ['audit:read'] },
+  ],
+});
+
+/** A JWT-shaped token per name: the authenticator sends nothing else to the API server. */
+const jwt = (name: string) => `eyJhbGciOiJSUzI1NiJ9.${Buffer.from(name).toString('base64url')}.c2ln`;
+
+/** A fake API server: tokens it knows map to usernames; counts the reviews it was asked for. */
+function fakeReviewer(users: Record<string, string>) {
+  const calls: string[] = [];
+  let failure: Error | undefined;
+  let delayMs = 0;
+  const review = async (token: string): Promise<TokenReviewResult> => {
+    calls.push(token);
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (failure) throw failure;
+    const username = users[token];
+    return username ? { authenticated: true, username } : { authenticated: false };
+  };
+  return {
+    review,
+    calls,
+    fail: (err: Error | undefined) => (failure = err),
+    delay: (ms: number) => (delayMs = ms),
+  };
+}
+
+function setup(users: Record<string, string>, settings: Partial<TokenReviewSettings> = {}) {
+  const clock = { ms: 0 };
+  const reviewer = fakeReviewer(users);
+  const authenticator = new TokenReviewAuthenticator(
+    reviewer.review,
+    registry.serviceAccounts,
+    settings,
+    () => clock.ms,
+  );
+  return { clock, reviewer, authenticator };
+}
+
+describe('ServiceAccount tokens (TokenReview)', () => {
+  it('maps a listed ServiceAccount to its principal, scopes and actors', async () => {
+    const { authenticator } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    const principal = await authenticator.authenticate(jwt('p'));
+    expect(principal?.name).toBe('serviceaccount:agents/planner');
+    expect([...principal!.scopes]).toEqual(['governance:propose']);
+    expect([...principal!.actors!]).toEqual(['agent-1']);
+  });
+
+  it.each([
+    ['an unlisted ServiceAccount', 'system:serviceaccount:agents:other'],
+    ['a listed name in another namespace', 'system:serviceaccount:ops:planner'],
+    ['a user that is not a ServiceAccount', 'alice'],
+    ['a malformed ServiceAccount username', 'system:serviceaccount:agents:planner:extra'],
+  ])('refuses %s', async (_, username) => {
+    const { authenticator } = setup({ [jwt('t')]: username });
+    expect(await authenticator.authenticate(jwt('t'))).toBeUndefined();
+  });
+
+  it('refuses what the API server does not authenticate, and sends no non-JWT to it', async () => {
+    const { authenticator, reviewer } = setup({});
+    expect(await authenticator.authenticate(jwt('unknown'))).toBeUndefined();
+    expect(await authenticator.authenticate('not-a-jwt')).toBeUndefined();
+    expect(await authenticator.authenticate('a.b.c.d')).toBeUndefined();
+    expect(reviewer.calls).toEqual([jwt('unknown')]);
+  });
+
+  it('asks nothing when the keys file lists no ServiceAccount', async () => {
+    const reviewer = fakeReviewer({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    const none = ApiKeyRegistry.fromDocument({ keys: [] }).serviceAccounts;
+    const authenticator = new TokenReviewAuthenticator(reviewer.review, none);
+    expect(await authenticator.authenticate(jwt('p'))).toBeUndefined();
+    expect(reviewer.calls).toEqual([]);
+  });
+
+  it('caches accepted tokens for 30 s and refused ones for 5 s', async () => {
+    const { authenticator, reviewer, clock } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    for (let i = 0; i < 5; i++) await authenticator.authenticate(jwt('p'));
+    await authenticator.authenticate(jwt('bad'));
+    await authenticator.authenticate(jwt('bad'));
+    expect(reviewer.calls).toEqual([jwt('p'), jwt('bad')]);
+
+    clock.ms = 5_001;
+    await authenticator.authenticate(jwt('bad'));
+    await authenticator.authenticate(jwt('p'));
+    expect(reviewer.calls).toEqual([jwt('p'), jwt('bad'), jwt('bad')]);
+
+    clock.ms = 30_001;
+    expect((await authenticator.authenticate(jwt('p')))?.name).toBe('serviceaccount:agents/planner');
+    expect(reviewer.calls.filter((t) => t === jwt('p'))).toHaveLength(2);
+  });
+
+  it('keeps at most maxEntries results, dropping the oldest', async () => {
+    const users = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [jwt(`t${i}`), 'system:serviceaccount:ops:auditor']),
+    );
+    const { authenticator, reviewer } = setup(users, { maxEntries: 3 });
+    for (let i = 0; i < 10; i++) await authenticator.authenticate(jwt(`t${i}`));
+    expect(authenticator.cachedCount).toBe(3);
+    await authenticator.authenticate(jwt('t9'));
+    expect(reviewer.calls).toHaveLength(10);
+    await authenticator.authenticate(jwt('t0'));
+    expect(reviewer.calls).toHaveLength(11);
+  });
+
+  it('shares one review among concurrent requests with the same token', async () => {
+    const { authenticator, reviewer } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    reviewer.delay(20);
+    const principals = await Promise.all(
+      Array.from({ length: 10 }, () => authenticator.authenticate(jwt('p'))),
+    );
+    expect(principals.every((p) => p?.name === 'serviceaccount:agents/planner')).toBe(true);
+    expect(reviewer.calls).toHaveLength(1);
+  });
+
+  it('fails closed with UNAVAILABLE when the review cannot be made, and caches no failure', async () => {
+    const { authenticator, reviewer } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    reviewer.fail(new Error('connect ECONNREFUSED'));
+    const failed = authenticator.authenticate(jwt('p'));
+    await expect(failed).rejects.toBeInstanceOf(ArbiterError);
+    await expect(failed).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(authenticator.cachedCount).toBe(0);
+    reviewer.fail(undefined);
+    expect((await authenticator.authenticate(jwt('p')))?.name).toBe('serviceaccount:agents/planner');
+  });
+
+  it('answers UNAVAILABLE when the review is too slow or too many are under way', async () => {
+    const { authenticator, reviewer } = setup({}, { reviewTimeoutMs: 20, maxInFlight: 2 });
+    reviewer.delay(200);
+    const slow = [authenticator.authenticate(jwt('a')), authenticator.authenticate(jwt('b'))];
+    await expect(authenticator.authenticate(jwt('c'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    for (const pending of slow) await expect(pending).rejects.toThrow(/more than 20 ms/);
+  });
+
+  it('never puts the token into an error', async () => {
+    const { authenticator, reviewer } = setup({});
+    reviewer.fail(new Error('HTTP 500'));
+    const err = (await authenticator.authenticate(jwt('secret')).catch((e: unknown) => e)) as ArbiterError;
+    expect(JSON.stringify({ message: err.message, cause: String(err.cause) })).not.toContain(jwt('secret'));
+  });
+});
+
+describe('serviceAccounts in the API keys file', () => {
+  it.each([
+    [{ keys: [], serviceAccounts: [{ namespace: 'a', name: 'b' }] }, /scopes/],
+    [{ keys: [], serviceAccounts: [{ namespace: 'A_B', name: 'b', scopes: ['admin'] }] }, /namespace/],
+    [{ keys: [], serviceAccounts: [{ namespace: 'a', name: 'b', scopes: ['root'] }] }, /scopes/],
+    [
+      { keys: [], serviceAccounts: [{ namespace: 'a', name: 'b', scopes: ['admin'], extra: 1 }] },
+      /additional/,
+    ],
+    [
+      {
+        keys: [],
+        serviceAccounts: [
+          { namespace: 'a', name: 'b', scopes: ['admin'] },
+          { namespace: 'a', name: 'b', scopes: ['audit:read'] },
+        ],
+      },
+      /listed twice/,
+    ],
+    [{ keys: [{ name: 'serviceaccount:a/b', key: 'longenough', scopes: ['admin'] }] }, /name/],
+  ])('rejects a bad entry %#', (document, message) => {
+    expect(() => ApiKeyRegistry.fromDocument(document)).toThrow(message);
+  });
+
+  it('is optional, and a ServiceAccount is not an API key', () => {
+    expect(registry.serviceAccounts.size).toBe(2);
+    expect(registry.authenticate('serviceaccount:agents/planner')).toBeUndefined();
+    expect(ApiKeyRegistry.fromDocument({ keys: [] }).serviceAccounts.size).toBe(0);
+  });
+});
