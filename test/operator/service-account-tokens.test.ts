@@ -86,11 +86,10 @@ describeWithControlPlane('controller: ServiceAccount tokens as credentials', (co
         ],
       }),
     );
-    // The last --api-keys wins: this file instead of the examples'.
     arbiter = await startController({
       kubeconfig,
       identity: 'controller-sa',
-      extraArgs: ['--api-keys', keysFile],
+      apiKeys: keysFile,
     });
     const ready = await call(arbiter.url, 'GET', '/readyz');
     expect(ready.status, JSON.stringify(ready.body)).toBe(200);

@@ -57,6 +57,8 @@ export interface ControllerOptions {
   identity: string;
   redisUrl?: string;
   extraArgs?: string[];
+  /** An API keys file other than the examples'. */
+  apiKeys?: string;
 }
 
 /** `arbiter serve --kubeconfig` as users run it, on a free port; resolves once it listens. */
@@ -72,7 +74,7 @@ export async function startController(options: ControllerOptions): Promise<Arbit
     '--identity',
     options.identity,
     '--api-keys',
-    EXAMPLE_KEYS,
+    options.apiKeys ?? EXAMPLE_KEYS,
     '--data-dir',
     dataDir,
     '--port',
