@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.js';
 import { KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
+import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { IndexStore } from '../index/index.js';
@@ -63,10 +64,15 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   config.observe(metrics);
   await config.start();
 
+  // Grant rate limits are shared by all replicas when they share a Redis.
+  const redisLimiter = options.redis
+    ? new RedisRateLimiter({ url: options.redis.url, timeoutMs: options.redis.appendTimeoutMs })
+    : undefined;
+  const limiter = redisLimiter ?? new MemoryRateLimiter();
   const decisions = new DecisionService({
     index,
     audit,
-    limiter: new MemoryRateLimiter(),
+    limiter,
     settings: resolveEngineSettings({
       riskThreshold: options.riskThreshold,
       defaultOutcome: options.defaultOutcome,
@@ -128,6 +134,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
       clearTimeout(forced);
       await config.close();
       await audit.close();
+      await redisLimiter?.close();
       logger.info('shutdown complete: audit log flushed');
     })();
     return closing;

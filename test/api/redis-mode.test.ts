@@ -1,6 +1,15 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
-import { call, KEYS, removeDir, startArbiter, type ArbiterProcess } from '../support/arbiter-process.js';
+import {
+  call,
+  KEYS,
+  removeDir,
+  startArbiter,
+  tempManifests,
+  type ArbiterProcess,
+} from '../support/arbiter-process.js';
 
 let redis: RedisServer;
 let arbiter: ArbiterProcess;
@@ -60,4 +69,44 @@ describe('serve --redis', () => {
     });
     expect(stored.body.total).toBe(1);
   });
+});
+
+describe('grant rate limits with --redis', () => {
+  it('are shared by replicas: two servers on one Redis admit maxRequests in total', async () => {
+    const manifestsDir = await tempManifests();
+    const grants = join(manifestsDir, 'grants.yaml');
+    await writeFile(grants, (await readFile(grants, 'utf8')).replace('maxRequests: 100', 'maxRequests: 3'));
+    const shared = await startRedisServer();
+    const args = ['--redis', `${shared.url}/0`];
+    const a = await startArbiter({ manifestsDir, args });
+    const b = await startArbiter({ manifestsDir, args });
+    try {
+      const outcomes: string[] = [];
+      for (const server of [a, b, a, b, a]) {
+        const res = await call(server.url, 'POST', '/api/v1/governance/propose', {
+          key: KEYS.agent,
+          body: {
+            actor: { id: 'agent-001', type: 'ai-agent' },
+            action: { capability: 'database.query', parameters: { query: 'q' } },
+          },
+        });
+        outcomes.push(res.body.outcome);
+      }
+      expect(outcomes).toEqual(['ALLOW', 'ALLOW', 'ALLOW', 'DENY', 'DENY']);
+      await shared.kill9();
+      const down = await call(b.url, 'POST', '/api/v1/governance/propose', {
+        key: KEYS.agent,
+        body: {
+          actor: { id: 'agent-001', type: 'ai-agent' },
+          action: { capability: 'database.query', parameters: { query: 'q' } },
+        },
+      });
+      expect(down.status).toBe(503);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await shared.dispose();
+      for (const dir of [a.dataDir, b.dataDir, manifestsDir]) await removeDir(dir);
+    }
+  }, 60_000);
 });

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { RateLimiter, RateLimitRequest } from '../engine/index.js';
+import { ArbiterError } from '../model/index.js';
+
+/**
+ * The same sliding-window log as MemoryRateLimiter, kept in Redis so that every replica
+ * counts against one limit (semantics.md step 3). Redis's own clock decides, so replicas
+ * with skewed clocks agree. One sorted set per (actor, capability), expiring with its window.
+ */
+const ADMIT_SCRIPT = `
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local windowMs = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMs - windowMs)
+local used = redis.call('ZCARD', KEYS[1])
+if used >= max then
+  return {0, 0}
+end
+redis.call('ZADD', KEYS[1], nowMs, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], windowMs)
+return {1, max - used - 1}
+`;
+
+export interface RedisRateLimiterOptions {
+  url: string;
+  keyPrefix?: string;
+  /** Bound on one admission; past it the proposal fails closed (503). */
+  timeoutMs: number;
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+  private readonly keyPrefix: string;
+
+  constructor(private readonly options: RedisRateLimiterOptions) {
+    // No offline queue and no resends: an admission either happens now or fails closed.
+    this.redis = new Redis(options.url, {
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.timeoutMs,
+      retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+    });
+    this.redis.on('error', () => undefined);
+    this.keyPrefix = options.keyPrefix ?? 'arbiter:{ratelimit}:';
+  }
+
+  async admit(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
+    try {
+      const [admitted, remaining] = (await this.redis.eval(
+        ADMIT_SCRIPT,
+        1,
+        this.keyPrefix + request.key,
+        String(request.windowSeconds * 1000),
+        String(request.maxRequests),
+        randomUUID(),
+      )) as [number, number];
+      return { admitted: admitted === 1, remaining };
+    } catch (err) {
+      throw new ArbiterError(
+        'UNAVAILABLE',
+        'the rate-limit store (Redis) is unavailable; failing closed',
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
