@@ -156,7 +156,7 @@ export class ChainAppender {
       const doubt = { batchId, firstId: (sealed[0] as AuditEntry).id, count: sealed.length };
       let reply: string[];
       try {
-        const call = APPEND.run(this.redis, ...this.appendArguments(batchId, sealed, deadline));
+        const call = APPEND.run(this.redis, ...this.appendArguments(batchId, sealed, deadline, attempt));
         reply = (await withTimeout(call, deadline - Date.now(), 'audit append script')) as string[];
       } catch (err) {
         if (isDefiniteFailure(err)) {
@@ -164,7 +164,7 @@ export class ChainAppender {
         }
         return this.settleAfterLostReply(doubt, err);
       }
-      const [status, first, second] = reply;
+      const [status, first, second, turn] = reply;
       if (status === 'ok') {
         this.head = headOf(sealed);
         await this.waitForReplicas(deadline);
@@ -176,8 +176,9 @@ export class ChainAppender {
       if (attempt >= this.settings.maxAttempts) {
         throw new AuditUnavailableError(`audit append lost the race to other writers ${attempt} times`);
       }
-      // The reply carries the new head, so the first retry goes at once; later ones back off.
-      if (attempt > 1) await sleep(Math.random() * Math.min(50, 2 ** attempt));
+      // The reply carries the new head, so the first retry goes at once, and so does one that
+      // was given the next turn; the others back off.
+      if (attempt > 1 && turn !== 'turn') await sleep(Math.random() * Math.min(50, 2 ** attempt));
     }
   }
 
@@ -195,6 +196,7 @@ export class ChainAppender {
     batchId: string,
     sealed: AuditEntry[],
     deadline: number,
+    attempt: number,
   ): [string[], (string | number)[]] {
     const keys = [
       this.keys.head,
@@ -213,6 +215,7 @@ export class ChainAppender {
       keys.push(...indexKeys);
       args.push(entry.id, encodeEntry(entry), entry.hash, Date.parse(entry.timestamp), indexKeys.length);
     }
+    args.push(attempt);
     return [keys, args];
   }
 
