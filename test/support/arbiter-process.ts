@@ -54,7 +54,6 @@ export async function startArbiter(options: StartOptions = {}): Promise<ArbiterP
   const dataDir = options.dataDir ?? (await tempDir());
   const manifestsDir = options.manifestsDir ?? (await tempManifests());
   const args = [
-    CLI,
     'serve',
     '--manifests',
     manifestsDir,
@@ -68,12 +67,27 @@ export async function startArbiter(options: StartOptions = {}): Promise<ArbiterP
     '127.0.0.1',
     ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnArbiter(args, { dataDir, manifestsDir }, 15_000);
+}
+
+/**
+ * Runs `node dist/cli/main.js <serveArgs>` (which must include `--port 0`) and resolves
+ * once it logs the port it listens on; fails with its log if it exits or stays silent.
+ */
+export async function spawnArbiter(
+  serveArgs: string[],
+  dirs: { dataDir: string; manifestsDir: string },
+  startTimeoutMs = 30_000,
+): Promise<ArbiterProcess> {
+  const child = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   createInterface({ input: child.stderr }).on('line', (line) => logs.push(line));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`arbiter did not start:\n${logs.join('\n')}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`arbiter did not start:\n${logs.join('\n')}`)),
+      startTimeoutMs,
+    );
     createInterface({ input: child.stdout }).on('line', (line) => {
       logs.push(line);
       const parsed = safeJson(line);
@@ -90,8 +104,7 @@ export async function startArbiter(options: StartOptions = {}): Promise<ArbiterP
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    dataDir,
-    manifestsDir,
+    ...dirs,
     logs,
     child,
     async stop() {

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
 import type { ControlPlane } from '../../env/kube-apiserver.js';
 import {
-  CLI,
+  spawnArbiter,
   EXAMPLE_KEYS,
   REPO,
   call,
@@ -14,7 +12,6 @@ import {
   type ArbiterProcess,
 } from '../../support/arbiter-process.js';
 
-/** test/support/arbiter-process.ts always passes --manifests, which --kubeconfig excludes: our own launcher. */
 export const RBAC_FILE = join(REPO, 'deploy/rbac/controller-rbac.yaml');
 export const CONTROLLER_NAMESPACE = 'arbiter-system';
 export const API_BASE = '/apis/governance.arbiter.dev/v1alpha1';
@@ -61,11 +58,13 @@ export interface ControllerOptions {
   apiKeys?: string;
 }
 
-/** `arbiter serve --kubeconfig` as users run it, on a free port; resolves once it listens. */
+/**
+ * `arbiter serve --kubeconfig` as users run it, on a free port; resolves once it listens.
+ * (startArbiter always passes --manifests, which --kubeconfig excludes.)
+ */
 export async function startController(options: ControllerOptions): Promise<ArbiterProcess> {
   const dataDir = await tempDir('arbiter-operator-');
   const args = [
-    CLI,
     'serve',
     '--kubeconfig',
     options.kubeconfig,
@@ -84,44 +83,7 @@ export async function startController(options: ControllerOptions): Promise<Arbit
     ...(options.redisUrl ? ['--redis', options.redisUrl] : []),
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const logs: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  createInterface({ input: child.stderr }).on('line', (line) => logs.push(line));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`arbiter did not start:\n${logs.join('\n')}`)), 30_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      logs.push(line);
-      const match = /"port":(\d+).*"msg":"arbiter listening/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`arbiter exited with ${code}:\n${logs.join('\n')}`));
-    });
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    dataDir,
-    manifestsDir: '',
-    logs,
-    child,
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      return exited;
-    },
-    async kill() {
-      if (child.exitCode === null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-    },
-  };
+  return spawnArbiter(args, { dataDir, manifestsDir: '' });
 }
 
 /** Polls `probe` until it returns a value (not undefined), within `timeoutMs`; returns it and the time taken. */
