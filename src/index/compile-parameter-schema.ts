@@ -22,21 +22,79 @@ const ajv = addFormats(
 
 const ACCEPT_ALL: ParameterValidator = Object.assign(() => undefined, { release: () => undefined });
 
+// Only references can fail to resolve at compile time in ways the meta-schema cannot see.
+const REFERENCE = /"\$(ref|dynamicRef|recursiveRef)"\s*:/;
+
+/**
+ * Checks the schema now and compiles it on first use: a compiled validator is generated
+ * code of about 25 KiB, and a configuration may hold ten thousand capabilities of which
+ * few are called. Schemas with references compile at once, since only compiling resolves them.
+ */
 export function compileParameterSchema(schema: Record<string, unknown> | undefined): SchemaCompileResult {
   if (schema === undefined) return { ok: true, validator: ACCEPT_ALL };
   // A private copy: ajv caches by object identity and the spec belongs to the caller.
   const own = structuredClone(schema) as AnySchemaObject;
-  let validate: ValidateFunction;
-  try {
-    validate = ajv.compile(own);
-  } catch (err) {
-    ajv.removeSchema(own);
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  const problem = schemaProblem(own);
+  if (problem !== undefined) return { ok: false, error: problem };
+  let validate: ValidateFunction | undefined;
+  if (REFERENCE.test(JSON.stringify(own))) {
+    const compiled = compile(own);
+    if (typeof compiled === 'string') return { ok: false, error: compiled };
+    validate = compiled;
   }
   const validator = (parameters: Record<string, unknown>): string | undefined => {
+    if (validate === undefined) {
+      const compiled = compile(own);
+      // Fail closed: parameters that cannot be checked are not valid.
+      if (typeof compiled === 'string') return `parameters: cannot be checked: ${compiled}`;
+      validate = compiled;
+    }
     if (validate(parameters)) return undefined;
     const first = validate.errors?.[0];
     return first ? ajvErrorText(first, 'parameters') : 'parameters: are invalid';
   };
   return { ok: true, validator: Object.assign(validator, { release: () => void ajv.removeSchema(own) }) };
+}
+
+function compile(schema: AnySchemaObject): ValidateFunction | string {
+  try {
+    return ajv.compile(schema);
+  } catch (err) {
+    ajv.removeSchema(schema);
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** What compiling would reject, found without generating code: the meta-schema and regular expressions. */
+function schemaProblem(schema: AnySchemaObject): string | undefined {
+  if (!ajv.validateSchema(schema)) return ajv.errorsText(ajv.errors, { dataVar: 'schema' });
+  return patternProblem(schema);
+}
+
+function patternProblem(node: unknown): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+  if (!Array.isArray(node)) {
+    const record = node as Record<string, unknown>;
+    const patterns = [
+      ...(typeof record.pattern === 'string' ? [record.pattern] : []),
+      ...(isPlainObject(record.patternProperties) ? Object.keys(record.patternProperties) : []),
+    ];
+    for (const pattern of patterns) {
+      try {
+        new RegExp(pattern, 'u'); // as ajv compiles them (unicodeRegExp)
+      } catch (err) {
+        return `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`;
+      }
+    }
+  }
+  for (const child of children) {
+    const problem = patternProblem(child);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
