@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { validateConfigObject } from '../index/index.js';
 import { API_GROUP, objectKey, type ConfigObject } from '../model/index.js';
+import { yamlDocuments } from './yaml-documents.js';
 
 export interface ManifestProblem {
   file: string;
@@ -39,10 +39,10 @@ export async function readManifestFile(path: string, root: string): Promise<Mani
     return { file, message: `cannot read: ${(err as Error).message}` };
   }
   const objects: ConfigObject[] = [];
-  for (const [index, document] of parseAllDocuments(text, { uniqueKeys: true }).entries()) {
-    const where = `${file} (document ${index + 1})`;
-    if (document.errors.length > 0)
-      return { file, message: `${where}: ${document.errors[0]?.message ?? 'YAML error'}` };
+  let index = 0;
+  for (const { document, error } of yamlDocuments(text)) {
+    const where = `${file} (document ${++index})`;
+    if (error !== undefined) return { file, message: `${where}: ${error}` };
     const raw: unknown = document.toJS({ maxAliasCount: 100 });
     if (raw === null || raw === undefined) continue;
     const apiVersion = (raw as { apiVersion?: unknown }).apiVersion;
