@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ChainVerifier } from '../src/audit/chain-verifier.js';
 import { parseEntryLine } from '../src/audit/entry-shape.js';
+import { LineChainVerifier } from '../src/audit/export-verify.js';
 import { openRedisAuditLog, RedisAuditKeys, DEFAULT_KEY_PREFIX } from '../src/audit/redis/index.js';
 import { startRedisServer } from '../test/env/redis-server.js';
 import { loadEntries } from './support/load-entries.js';
@@ -42,9 +43,16 @@ export async function verifyBench(report: Report, settings: BenchSettings): Prom
     if (stored.length !== n) throw new Error(`expected ${n} stored entries, read ${stored.length}`);
     const bytes = stored.map((s) => Buffer.from(s));
     const rawMs = best(3, () => {
-      for (const b of bytes) createHash('sha256').update(b).digest('hex');
+      for (const b of bytes) hash('sha256', b, 'hex'); // the one-shot API: the fastest raw SHA-256 in Node
     });
+    // The path every verifier takes (backends, `arbiter audit verify`): stored bytes that
+    // prove their own hash (sealed-link.ts), the full parse + JCS only for other forms.
     const verifierMs = best(3, () => {
+      const verifier = new LineChainVerifier();
+      stored.forEach((line, i) => verifier.pushLine(line, i + 1));
+      if (!verifier.finish().ok) throw new Error('chain broken');
+    });
+    const fullMs = best(3, () => {
       const verifier = new ChainVerifier(null);
       for (const line of stored) {
         const parsed = parseEntryLine(line);
@@ -54,11 +62,18 @@ export async function verifyBench(report: Report, settings: BenchSettings): Prom
     const rate = (ms: number) => n / (ms / 1000);
     report.add({
       benchmark: 'chain verify',
-      metric: `ChainVerifier over ${n.toLocaleString('en-US')} stored entries (parse + JCS + SHA-256 + links)`,
+      metric: `verifier over ${n.toLocaleString('en-US')} stored entries (hash as stored + links)`,
       arbiter: rate(verifierMs),
       baseline: rate(rawMs),
       unit: 'entries/s',
       target: { text: 'ratio >= 0.5', met: rawMs / verifierMs >= 0.5 },
+    });
+    report.add({
+      benchmark: 'chain verify',
+      metric: 'the full path for entries in another byte form (parse + JCS + SHA-256 + links)',
+      arbiter: rate(fullMs),
+      baseline: rate(rawMs),
+      unit: 'entries/s',
     });
     const log = await openRedisAuditLog({ redis: redis.url });
     try {

@@ -1,5 +1,6 @@
 import type { AuditEntry, ChainBreak, ChainHead, Checkpoint, VerifyReport } from './audit-log.js';
 import { GENESIS_HASH, hashEntry } from './chain.js';
+import type { SealedLink } from './sealed-link.js';
 
 /**
  * Streaming verification of a run of entries: feed them in seq order with push().
@@ -22,8 +23,17 @@ export class ChainVerifier {
 
   /** Returns the break found at this entry, if any; verification stops at the first break. */
   push(entry: AuditEntry): ChainBreak | undefined {
+    return this.accept(entry, () => hashEntry(entry) === entry.hash);
+  }
+
+  /** The same for an entry whose own hash sealedLink() has proven from its stored bytes. */
+  pushSealed(link: SealedLink): ChainBreak | undefined {
+    return this.accept(link, () => true);
+  }
+
+  private accept(entry: SealedLink, hashHolds: () => boolean): ChainBreak | undefined {
     if (this.firstBreak) return this.firstBreak;
-    const found = this.check(entry);
+    const found = this.check(entry, hashHolds);
     if (found) {
       this.firstBreak = found;
       return found;
@@ -61,7 +71,7 @@ export class ChainVerifier {
     };
   }
 
-  private check(entry: AuditEntry): ChainBreak | undefined {
+  private check(entry: SealedLink, hashHolds: () => boolean): ChainBreak | undefined {
     const at = { seq: entry.seq, entry_id: entry.id };
     if (entry.seq !== this.previous.seq + 1) {
       return {
@@ -72,7 +82,7 @@ export class ChainVerifier {
     if (entry.previous_hash !== this.previous.hash) {
       return { ...at, reason: `previous_hash does not match the hash of entry ${this.previous.seq}` };
     }
-    if (hashEntry(entry) !== entry.hash) {
+    if (!hashHolds()) {
       return { ...at, reason: 'hash does not match the entry contents: the entry was altered' };
     }
     const checkpoint = this.checkpointsBySeq.get(entry.seq);

@@ -65,9 +65,15 @@ export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
  */
 export function hashEntry(entry: Omit<AuditEntry, 'hash'> & { hash?: string }): string {
   const { hash: _ignored, ...content } = entry;
-  const canonical = canonicalJson(content);
+  return hashOf(canonicalJson(content));
+}
+
+function hashOf(canonical: string): string {
   return `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
 }
+
+// The canonical text each sealed entry was hashed over, so storing it costs a splice, not a second serialisation.
+const sealedText = new WeakMap<AuditEntry, string>();
 
 /** Links a new entry after `previous` (or genesis) and seals it with its hash. */
 export function sealEntry(
@@ -75,5 +81,32 @@ export function sealEntry(
   previous: { seq: number; hash: string } | null,
 ): AuditEntry {
   const linked = { ...content, seq: (previous?.seq ?? 0) + 1, previous_hash: previous?.hash ?? GENESIS_HASH };
-  return { ...linked, hash: hashEntry(linked) };
+  const canonical = canonicalJson(linked);
+  const entry = { ...linked, hash: hashOf(canonical) };
+  sealedText.set(entry, canonical);
+  return entry;
+}
+
+/**
+ * The form entries are stored and exported in: the canonical JSON of the whole entry,
+ * `hash` included. Its bytes without the `hash` member are exactly what was hashed, so a
+ * verifier can hash them as stored (sealed-link.ts) instead of parsing and re-serialising.
+ */
+export function storedText(entry: AuditEntry): string {
+  const canonical = sealedText.get(entry);
+  if (canonical === undefined) return canonicalJson(entry);
+  // The members after `hash` in key order: when they hold no objects, the first of them
+  // is the last place its key appears in the text (quotes inside strings are escaped).
+  const after = Object.keys(entry)
+    .filter((key) => key > 'hash')
+    .sort();
+  const flat = after.every((key) => isFlat((entry as unknown as Record<string, unknown>)[key]));
+  const at = after[0] === undefined ? canonical.length - 1 : canonical.lastIndexOf(`,"${after[0]}":`);
+  if (!flat || at < 0) return canonicalJson(entry);
+  return `${canonical.slice(0, at)},"hash":${JSON.stringify(entry.hash)}${canonical.slice(at)}`;
+}
+
+function isFlat(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every((item) => typeof item !== 'object' || item === null);
+  return typeof value !== 'object' || value === null;
 }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry, Checkpoint } from './audit-log.js';
-import { sealEntry } from './chain.js';
+import { sealEntry, storedText } from './chain.js';
 import { verifyExportStream } from './export-verify.js';
 
 function chain(n: number): AuditEntry[] {
@@ -33,11 +33,17 @@ function stream(lines: string[]): AsyncIterable<string> {
   return Readable.from(lines);
 }
 
-const lines = (entries: AuditEntry[]) => entries.map((e) => JSON.stringify(e));
 const checkpointOf = (e: AuditEntry): Checkpoint => ({ seq: e.seq, hash: e.hash, entry_id: e.id, time: '' });
 
-describe('verifyExportStream', () => {
+// The stored form proves its hash without a parse (sealed-link.ts); other JSON takes the full path.
+const FORMS = [
+  ['stored form', storedText],
+  ['JSON.stringify', (e: AuditEntry) => JSON.stringify(e)],
+] as const;
+
+describe.each(FORMS)('verifyExportStream, lines in %s', (_form, write) => {
   const entries = chain(10);
+  const lines = (list: AuditEntry[]) => list.map(write);
 
   it('verifies a whole export from genesis, checkpoints included', async () => {
     const report = await verifyExportStream(stream([...lines(entries), '']), {

@@ -1,7 +1,8 @@
-import type { AuditEntry, ChainBreak, ChainHead, Checkpoint, VerifyReport } from './audit-log.js';
+import type { ChainBreak, ChainHead, Checkpoint, VerifyReport } from './audit-log.js';
 import { ChainVerifier } from './chain-verifier.js';
 import { GENESIS_HASH } from './chain.js';
 import { parseEntryLine, type ParsedLine } from './entry-shape.js';
+import { sealedLink, type SealedLink } from './sealed-link.js';
 
 /** Where the verified run starts and why it is trusted. */
 export interface VerifyStart extends ChainHead {
@@ -50,13 +51,16 @@ export class LineChainVerifier {
 
   pushLine(text: string, lineNumber: number): void {
     if (text.trim() === '') return;
-    this.pushParsed(parseEntryLine(text), lineNumber);
+    // Stored bytes that prove their own hash need no parse; anything else takes the full path.
+    const link = this.firstBreak ? undefined : sealedLink(text);
+    if (link) this.pushChecked(link, lineNumber, () => this.chainFor(link).pushSealed(link));
+    else this.pushParsed(parseEntryLine(text), lineNumber);
   }
 
-  /** For callers that parsed the (non-blank) line already. */
-  pushParsed(parsed: ParsedLine, lineNumber: number): void {
-    this.lines += 1;
+  /** For callers that parsed the (non-blank) line already; `text` lets its bytes prove its hash. */
+  pushParsed(parsed: ParsedLine, lineNumber: number, text?: string): void {
     if (parsed.kind === 'invalid') {
+      this.lines += 1;
       if (this.unparsable.length < MAX_LISTED_UNPARSABLE) this.unparsable.push(lineNumber);
       this.recordBreak({
         seq: this.expectedSeq(),
@@ -65,10 +69,19 @@ export class LineChainVerifier {
       });
       return;
     }
+    const { entry } = parsed;
+    const link = text === undefined || this.firstBreak ? undefined : sealedLink(text);
+    this.pushChecked(entry, lineNumber, () =>
+      link ? this.chainFor(link).pushSealed(link) : this.chainFor(entry).push(entry),
+    );
+  }
+
+  private pushChecked(first: { seq: number }, lineNumber: number, push: () => ChainBreak | undefined): void {
+    this.lines += 1;
     if (this.firstBreak) return;
-    const found = this.chainFor(parsed.entry).push(parsed.entry);
+    const found = push();
     if (found) this.recordBreak({ ...found, line: lineNumber });
-    else this.lastGoodSeq = parsed.entry.seq;
+    else this.lastGoodSeq = first.seq;
   }
 
   finish(): LineVerifyReport {
@@ -100,7 +113,7 @@ export class LineChainVerifier {
     return (this.lastGoodSeq ?? this.startHead?.seq ?? this.options.start?.seq ?? 0) + 1;
   }
 
-  private chainFor(first: AuditEntry | undefined): ChainVerifier {
+  private chainFor(first: Pick<SealedLink, 'seq' | 'previous_hash'> | undefined): ChainVerifier {
     if (this.chain) return this.chain;
     const checkpoints = this.options.checkpoints ?? [];
     if (this.options.start) {

@@ -135,7 +135,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('a stream rebuilt from scratch with a consistent but different history is caught by the checkpoints', async () => {
     const { log, keys } = await chain();
-    const { sealEntry } = await import('../../src/audit/chain.js');
+    const { sealEntry, storedText } = await import('../../src/audit/chain.js');
     const items = await admin.xrange(keys.stream, '-', '+');
     let previous: AuditEntry | null = null;
     const rewrite = admin.multi().del(keys.stream);
@@ -146,7 +146,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
       delete stored.seq;
       const content = stored as Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>;
       const forged: AuditEntry = sealEntry({ ...content, outcome: 'ALLOW' }, previous);
-      rewrite.xadd(keys.stream, id, 'entry', JSON.stringify(forged));
+      rewrite.xadd(keys.stream, id, 'entry', storedText(forged));
       previous = forged;
     }
     await rewrite.exec();

@@ -1,5 +1,6 @@
 import { Router, type Response } from 'express';
 import type { AuditEntry, AuditQuery } from '../../audit/audit-log.js';
+import { storedText } from '../../audit/chain.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
 import type { EventType, Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
@@ -203,7 +204,8 @@ export function auditRoutes(deps: ApiDependencies): Router {
         limit: 1000,
         ...(after === undefined ? {} : { after }),
       });
-      const chunk = page.entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+      // The stored form: `arbiter audit verify` hashes these lines as they are.
+      const chunk = page.entries.map((e) => `${storedText(e)}\n`).join('');
       if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
       after = page.next ?? undefined;
     } while (after !== undefined && !res.destroyed);

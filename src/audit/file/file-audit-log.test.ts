@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditUnavailableError } from '../../model/index.js';
 import type { AuditEntry } from '../audit-log.js';
-import { GENESIS_HASH } from '../chain.js';
+import { canonicalJson, GENESIS_HASH } from '../chain.js';
 import { verifyExportStream } from '../export-verify.js';
 import { AUDIT_LOG_FILE } from './file-audit-log.js';
 import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
@@ -115,7 +115,7 @@ describe('FileAuditLog group commit', () => {
     expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     for (const r of batch) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(AuditUnavailableError);
     expect(await log.head()).toEqual({ seq: 1, hash: good.hash });
-    expect(await readLogLines(dir)).toEqual([JSON.stringify(good), '']);
+    expect(await readLogLines(dir)).toEqual([canonicalJson(good), '']);
     const next = await log.append(event());
     expect(next).toMatchObject({ seq: 2, previous_hash: good.hash });
     expect((await log.verify()).ok).toBe(true);
@@ -155,7 +155,7 @@ describe('FileAuditLog subscribe', () => {
     const unsubscribe = log.subscribe((entry) => seen.push(entry.seq));
     let durableWhenNotified = false;
     log.subscribe((entry) => {
-      void readLogLines(dir).then((lines) => (durableWhenNotified = lines.includes(JSON.stringify(entry))));
+      void readLogLines(dir).then((lines) => (durableWhenNotified = lines.includes(canonicalJson(entry))));
     });
     await log.append(event());
     unsubscribe();

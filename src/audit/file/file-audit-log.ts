@@ -12,7 +12,7 @@ import type {
   Checkpoint,
   CheckpointStore,
 } from '../audit-log.js';
-import { canonicalJson, GENESIS_HASH, sealEntry } from '../chain.js';
+import { canonicalJson, GENESIS_HASH, sealEntry, storedText } from '../chain.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
@@ -230,7 +230,7 @@ export class FileAuditLog implements AuditLog {
       previous = entry;
       return entry;
     });
-    const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`);
+    const lines = entries.map((entry) => `${storedText(entry)}\n`);
     const data = Buffer.from(lines.join(''), 'utf8');
     try {
       if (this.dirtyTail) await this.cutTail();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../audit-log.js';
-import { sealEntry } from '../chain.js';
+import { sealEntry, storedText } from '../chain.js';
 import { AUDIT_LOG_FILE } from './file-audit-log.js';
 import {
   event,
@@ -103,7 +103,7 @@ describe('tampering is detected after restart', () => {
         const unchained = content as Parameters<typeof sealEntry>[0];
         const entry = sealEntry(i === 2 ? { ...unchained, outcome: 'DENY' } : unchained, previous);
         previous = entry;
-        return JSON.stringify(entry);
+        return storedText(entry);
       });
     });
     const log = await openLog(dir);

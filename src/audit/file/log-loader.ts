@@ -48,7 +48,7 @@ export async function loadLog(
       held = { line, lineNumber };
       continue;
     }
-    verifier.pushParsed(parsed, lineNumber);
+    verifier.pushParsed(parsed, lineNumber, line.text);
     index.add(parsed.entry, line.offset, line.length);
     head = { seq: parsed.entry.seq, hash: parsed.entry.hash, entry_id: parsed.entry.id };
   }

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { ChainBreak, ChainHead, Checkpoint, VerifyReport } from '../audit-log.js';
+import type { AuditEntry, ChainBreak, ChainHead, Checkpoint, VerifyReport } from '../audit-log.js';
 import { ChainVerifier } from '../chain-verifier.js';
+import { sealedLink } from '../sealed-link.js';
+import { decodeEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { scanStream, type StreamItem } from './stream-reader.js';
 
@@ -17,23 +19,30 @@ async function feed(
   let layoutBreak: ChainBreak | undefined;
   let expected = range.fromSeq;
   await scanStream(redis, keys, range, (item: StreamItem) => {
-    if ('invalid' in item.entry) {
-      layoutBreak = { seq: expected, reason: `stream item ${item.streamId}: ${item.entry.invalid}` };
+    // Stored bytes that prove their own hash need no parse; anything else takes the full path.
+    const link = item.text === undefined ? undefined : sealedLink(item.text);
+    const entry = link ?? decodeItem(item);
+    if ('invalid' in entry) {
+      layoutBreak = { seq: expected, reason: `stream item ${item.streamId}: ${entry.invalid}` };
       return false;
     }
-    if (item.streamId !== streamId(item.entry.seq)) {
+    if (item.streamId !== streamId(entry.seq)) {
       layoutBreak = {
         seq: expected,
-        entry_id: item.entry.id,
-        reason: `stream item ${item.streamId} holds an entry with seq ${item.entry.seq}`,
+        entry_id: entry.id,
+        reason: `stream item ${item.streamId} holds an entry with seq ${entry.seq}`,
       };
       return false;
     }
-    if (verifier.push(item.entry)) return false;
-    expected = item.entry.seq + 1;
+    if (link ? verifier.pushSealed(link) : verifier.push(entry as AuditEntry)) return false;
+    expected = entry.seq + 1;
     return true;
   });
   return layoutBreak;
+}
+
+function decodeItem(item: StreamItem): AuditEntry | { invalid: string } {
+  return item.text === undefined ? { invalid: 'stream item has no entry field' } : decodeEntry(item.text);
 }
 
 /** Verifies the whole stream against the checkpoints and the stored chain head. */

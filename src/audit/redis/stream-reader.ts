@@ -3,10 +3,10 @@ import type { AuditEntry } from '../audit-log.js';
 import { decodeEntry, entryField } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 
-/** One stream item: its stream id and the decoded entry, or why it is not one. */
+/** One stream item: its stream id and the stored entry text (undefined when the item has none). */
 export interface StreamItem {
   streamId: string;
-  entry: AuditEntry | { invalid: string };
+  text: string | undefined;
 }
 
 /**
@@ -24,9 +24,7 @@ export async function scanStream(
   for (;;) {
     const items = await redis.xrange(keys.stream, start, end, 'COUNT', range.chunkEntries);
     for (const [id, fields] of items) {
-      const json = entryField(fields);
-      const entry = json === undefined ? { invalid: 'stream item has no entry field' } : decodeEntry(json);
-      if (!visit({ streamId: id, entry })) return;
+      if (!visit({ streamId: id, text: entryField(fields) })) return;
     }
     const last = items[items.length - 1];
     if (!last || items.length < range.chunkEntries) return;

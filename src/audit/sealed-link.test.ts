@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEntry } from './audit-log.js';
+import { canonicalJson, GENESIS_HASH, hashEntry, sealEntry, storedText } from './chain.js';
+import { sealedLink } from './sealed-link.js';
+
+function entry(data: Record<string, unknown>, overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return sealEntry(
+    {
+      id: 'aud_1',
+      event_type: 'governance.decision',
+      timestamp: '2026-11-23T12:00:00.000Z',
+      actor_id: 'agent-1',
+      capability: 'db.read',
+      outcome: 'ALLOW',
+      risk_score: 0.25,
+      decision_id: 'dec-1',
+      policies_evaluated: ['p-one', 'p"two,"hash":"'],
+      policy_matched: null,
+      data,
+      ...overrides,
+    },
+    { seq: 41, hash: `sha256:${'a'.repeat(64)}` },
+  );
+}
+
+// Content chosen to trip a naive splice or scan: nested keys named like the chain's, quotes, braces.
+const AWKWARD = [
+  {},
+  { hash: 'sha256:x', id: 'nested', seq: 3, previous_hash: GENESIS_HASH },
+  { request: { parameters: { q: '","hash":"sha256:0', '}': '{' } } },
+  { list: [{ a: 1 }, [2, '"x"']], '10': 1, '9': 2, é: 'ü', emoji: '🙂' },
+];
+
+describe('storedText', () => {
+  it('is the canonical JSON of the whole entry, hash included', () => {
+    for (const data of AWKWARD) {
+      const e = entry(data);
+      expect(storedText(e)).toBe(canonicalJson(e));
+      expect(JSON.parse(storedText(e))).toEqual(e);
+    }
+  });
+
+  it('serialises entries it did not seal the same way', () => {
+    const e = entry(AWKWARD[1]!);
+    const copy = JSON.parse(JSON.stringify(e)) as AuditEntry;
+    expect(storedText(copy)).toBe(storedText(e));
+  });
+});
+
+describe('sealedLink', () => {
+  it('reads the chain fields of an entry in its stored form', () => {
+    for (const data of AWKWARD) {
+      const e = entry(data);
+      expect(sealedLink(storedText(e))).toEqual({
+        seq: 42,
+        id: 'aud_1',
+        previous_hash: e.previous_hash,
+        hash: e.hash,
+      });
+      expect(hashEntry(e)).toBe(e.hash);
+    }
+  });
+
+  it('gives up on any changed byte, so the full check names the break', () => {
+    const text = storedText(entry(AWKWARD[2]!));
+    for (let i = 0; i < text.length; i += 1) {
+      const code = text.charCodeAt(i);
+      const changed =
+        text.slice(0, i) + String.fromCharCode(code === 0x30 ? 0x31 : code ^ 1) + text.slice(i + 1);
+      expect(sealedLink(changed), `byte ${i}`).toBeUndefined();
+    }
+  });
+
+  it('gives up on a hash member moved into nested data (its bytes would still hash right)', () => {
+    const e = entry({ note: 'x', other: 1 });
+    const text = storedText(e);
+    const member = `,"hash":${JSON.stringify(e.hash)}`;
+    const without = text.replace(member, '');
+    const nested = without.replace('"note":"x"', `"note":"x"${member}`);
+    expect(nested).not.toBe(text);
+    expect(sealedLink(nested)).toBeUndefined();
+  });
+
+  it('gives up on other byte forms of a valid entry (JSON.stringify order) and on non-entries', () => {
+    const e = entry({ a: 1 });
+    expect(sealedLink(JSON.stringify(e))).toBeUndefined();
+    expect(sealedLink('')).toBeUndefined();
+    expect(sealedLink('{"hash":"sha256:00"}')).toBeUndefined();
+    expect(sealedLink(storedText(entry({}, { id: 'aud_{' })))).toBeUndefined();
+  });
+});
