@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AuditLog } from '../audit/audit-log.js';
+import { openLog, tempDir } from '../audit/file/test-fixtures.js';
+import { API_VERSION, type CapabilityObject } from '../model/index.js';
+import { ConfigAuditor } from './config-auditor.js';
+import { configChanges } from './config-changes.js';
+
+const capability = (i: number): CapabilityObject => ({
+  apiVersion: API_VERSION,
+  kind: 'Capability',
+  metadata: { name: `cap-${i}` },
+  spec: { name: `svc${i}.act`, riskLevel: 'low' },
+});
+
+const clock = () => new Date('2026-11-23T12:00:00.000Z');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('ConfigAuditor', () => {
+  it('records a large change set in order, once, and remembers it across a restart', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const objects = Array.from({ length: 1_234 }, (_, i) => capability(i));
+    const log = await openLog(dir);
+    expect(await new ConfigAuditor(log, clock).record(objects, 'manifests')).toBe(1_234);
+    const page = await log.query({ event_type: 'capability.registered', order: 'asc', limit: 2_000 });
+    const planned = configChanges([], objects, 'manifests').map((c) => c.capability);
+    expect(page.entries.map((e) => e.capability)).toEqual(planned);
+    expect(new Set(planned).size).toBe(1_234);
+    await log.close();
+
+    const reopened = await openLog(dir);
+    const auditor = new ConfigAuditor(reopened, clock);
+    await auditor.restore();
+    expect(await auditor.record(objects, 'manifests')).toBe(0);
+    await reopened.close();
+  });
+
+  it('does not move its state when the log refuses an event, so the change is recorded again', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const log = await openLog(dir);
+    let refuseAfter = 700;
+    const flaky: AuditLog = Object.create(log) as AuditLog;
+    flaky.append = (event) =>
+      refuseAfter-- > 0 ? log.append(event) : Promise.reject(new Error('audit log unavailable'));
+    const auditor = new ConfigAuditor(flaky, clock);
+    const objects = Array.from({ length: 1_000 }, (_, i) => capability(i));
+    await expect(auditor.record(objects, 'manifests')).rejects.toThrow('audit log unavailable');
+    refuseAfter = Number.POSITIVE_INFINITY;
+    expect(await auditor.record(objects, 'manifests')).toBe(1_000);
+    await log.close();
+  });
+});
