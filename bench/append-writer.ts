@@ -9,7 +9,8 @@ import { decisionEvent } from './support/payloads.js';
  * One writer of the append benchmark, as its own process (a replica). argv[2]: JSON
  * {mode: 'chain' | 'xadd', redisUrl, writer, durationMs, inFlight, stream}. Prints
  * "ready", waits for "go" on stdin, appends for durationMs keeping `inFlight` appends
- * (chain) or one pipeline of `inFlight` XADDs (xadd) outstanding, prints {count, elapsedMs}.
+ * (chain) or one pipeline of `inFlight` XADDs (xadd) outstanding, prints {count, failed,
+ * elapsedMs, latenciesMs} (latenciesMs: a sample of acknowledged appends' latencies, chain only).
  */
 interface WriterOptions {
   mode: 'chain' | 'xadd';
@@ -36,7 +37,17 @@ async function go(): Promise<void> {
   });
 }
 
-async function runChain(): Promise<{ count: number; failed: number; elapsedMs: number }> {
+interface WriterResult {
+  count: number;
+  failed: number;
+  elapsedMs: number;
+  latenciesMs: number[];
+}
+
+/** At most this many latencies per writer go back to the parent (every k-th append). */
+const LATENCY_SAMPLES = 5000;
+
+async function runChain(): Promise<WriterResult> {
   const log = await openRedisAuditLog({ redis: options.redisUrl, appendTimeoutMs: 10_000 });
   console.log('ready');
   await go();
@@ -44,11 +55,16 @@ async function runChain(): Promise<{ count: number; failed: number; elapsedMs: n
   const end = started + options.durationMs;
   let count = 0;
   let failed = 0;
+  const latencies: number[] = [];
   const lane = async (lane: number): Promise<void> => {
     for (let i = lane; performance.now() < end; i += options.inFlight) {
+      const sent = performance.now();
       // A rejected append (503 for a caller) is counted, not fatal: the rate of those is a result too.
       await log.append(eventOf(i)).then(
-        () => (count += 1),
+        () => {
+          count += 1;
+          if (count % 8 === 0) latencies.push(performance.now() - sent);
+        },
         () => (failed += 1),
       );
     }
@@ -56,11 +72,12 @@ async function runChain(): Promise<{ count: number; failed: number; elapsedMs: n
   await Promise.all(Array.from({ length: options.inFlight }, (_, i) => lane(i)));
   const elapsedMs = performance.now() - started;
   await log.close();
-  return { count, failed, elapsedMs };
+  const step = Math.max(1, Math.ceil(latencies.length / LATENCY_SAMPLES));
+  return { count, failed, elapsedMs, latenciesMs: latencies.filter((_, i) => i % step === 0) };
 }
 
 /** The same payloads (sealed entries as the backend stores them), raw pipelined XADD. */
-async function runXadd(): Promise<{ count: number; failed: number; elapsedMs: number }> {
+async function runXadd(): Promise<WriterResult> {
   const redis = new Redis(options.redisUrl);
   let previous: { seq: number; hash: string } | null = null;
   const payloads = Array.from({ length: 20_000 }, (_, i) => {
@@ -83,7 +100,7 @@ async function runXadd(): Promise<{ count: number; failed: number; elapsedMs: nu
   }
   const elapsedMs = performance.now() - started;
   redis.disconnect();
-  return { count, failed: 0, elapsedMs };
+  return { count, failed: 0, elapsedMs, latenciesMs: [] };
 }
 
 const result = options.mode === 'chain' ? await runChain() : await runXadd();

@@ -12,6 +12,15 @@ interface WriterResult {
   count: number;
   failed: number;
   elapsedMs: number;
+  latenciesMs: number[];
+}
+
+interface RunResult {
+  perSec: number;
+  failed: number;
+  /** Of acknowledged appends, queueing included (a sample), in ms. */
+  p50Ms: number;
+  p99Ms: number;
 }
 
 /** Starts `writers` writer processes, releases them together, and sums their entries/s. */
@@ -21,7 +30,7 @@ async function runWriters(
   writers: number,
   durationMs: number,
   inFlight: number,
-): Promise<{ perSec: number; failed: number }> {
+): Promise<RunResult> {
   const children = Array.from({ length: writers }, (_, writer) =>
     spawn(
       process.execPath,
@@ -50,10 +59,20 @@ async function runWriters(
   await Promise.all(ready);
   for (const child of children) child.stdin.end('go\n');
   const done = await Promise.all(results);
+  const latencies = done.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     perSec: done.reduce((sum, r) => sum + r.count / (r.elapsedMs / 1000), 0),
     failed: done.reduce((sum, r) => sum + r.failed, 0),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
   };
+}
+
+/** Latency of the acknowledged appends, and the rejected ones if any. */
+function noteOf(run: RunResult): string {
+  const latency = `append latency p50 ${run.p50Ms.toFixed(1)} ms, p99 ${run.p99Ms.toFixed(1)} ms`;
+  return run.failed > 0 ? `${latency}; ${run.failed} appends rejected` : latency;
 }
 
 /**
@@ -75,7 +94,7 @@ export async function appendBench(report: Report, settings: BenchSettings): Prom
       baseline: raw.perSec,
       unit: 'entries/s',
       target: { text: 'ratio >= 0.5', met: chain.perSec / raw.perSec >= 0.5 },
-      ...(chain.failed > 0 ? { note: `${chain.failed} appends rejected (lost the head race 32 times)` } : {}),
+      note: noteOf(chain),
     });
     const single = await runWriters('chain', redis.url, 1, durationMs, 64 * writers);
     report.add({
@@ -84,7 +103,7 @@ export async function appendBench(report: Report, settings: BenchSettings): Prom
       arbiter: single.perSec,
       baseline: raw.perSec,
       unit: 'entries/s',
-      ...(single.failed > 0 ? { note: `${single.failed} appends rejected` } : {}),
+      note: noteOf(single),
     });
     const log = await openRedisAuditLog({ redis: redis.url });
     try {

@@ -136,6 +136,32 @@ describe('Redis audit log: Redis down or slow', () => {
     await log.close();
   });
 
+  it('with several batches in flight, a stall rejects each cleanly and none lands later', async () => {
+    const keys = new RedisAuditKeys('stall-pipelined:{audit}');
+    const log = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: keys.prefix,
+      appendTimeoutMs: 200,
+      settleTimeoutMs: 2000,
+      maxBatchEntries: 2,
+      maxBatchesInFlight: 4,
+    });
+    const admin = new Redis(server.url);
+    await admin.client('PAUSE', 500, 'WRITE');
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => log.append(decisionEvent(n)).catch((err: unknown) => err)),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome).toBeInstanceOf(AuditUnavailableError);
+      expect(outcome).not.toBeInstanceOf(AuditAppendInDoubtError);
+    }
+    await sleep(300);
+    expect(await storedEntries(server.url, keys)).toEqual([]);
+    expect((await log.append(decisionEvent(9))).seq).toBe(1);
+    admin.disconnect();
+    await log.close();
+  });
+
   it('opening while Redis is down fails as unavailable', async () => {
     await server.stop();
     try {

@@ -17,7 +17,7 @@ function matches(entry: AuditEntry, query: AuditQuery): boolean {
   );
 }
 
-describe('Redis audit log: queries agree with a plain filter for any timestamps', () => {
+describe('Redis audit log: queries agree with a plain filter for any timestamps and batching', () => {
   let server: RedisServer;
   const logs: RedisAuditLog[] = [];
 
@@ -29,7 +29,7 @@ describe('Redis audit log: queries agree with a plain filter for any timestamps'
     await server?.dispose();
   });
 
-  it('any order of timestamps, any filter, any page size', async () => {
+  it('any order of timestamps, any filter, any page size, one or many entries per script call', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -45,13 +45,25 @@ describe('Redis audit log: queries agree with a plain filter for any timestamps'
         ),
         fc.constantFrom('asc' as const, 'desc' as const),
         fc.integer({ min: 1, max: 6 }),
-        async (seconds, filters, order, limit) => {
+        // 0: one append at a time; otherwise concurrent appends, in batches of at most this many.
+        fc.integer({ min: 0, max: 8 }),
+        async (seconds, filters, order, limit, batchEntries) => {
           run += 1;
-          const log = await openRedisAuditLog({ redis: server.url, keyPrefix: `prop${run}:{audit}` });
+          const log = await openRedisAuditLog({
+            redis: server.url,
+            keyPrefix: `prop${run}:{audit}`,
+            maxBatchEntries: Math.max(1, batchEntries),
+          });
           logs.push(log);
           const all: AuditEntry[] = [];
-          for (const [n, second] of seconds.entries()) {
-            all.push(await log.append(decisionEvent(n, { timestamp: at(second) })));
+          if (batchEntries === 0) {
+            for (const [n, second] of seconds.entries()) {
+              all.push(await log.append(decisionEvent(n, { timestamp: at(second) })));
+            }
+          } else {
+            const events = seconds.map((second, n) => decisionEvent(n, { timestamp: at(second) }));
+            all.push(...(await Promise.all(events.map((event) => log.append(event)))));
+            all.sort((a, b) => a.seq - b.seq);
           }
           const want = all.filter((e) => matches(e, { ...filters, order, limit })).map((e) => e.seq);
           if (order === 'desc') want.reverse();
@@ -67,7 +79,7 @@ describe('Redis audit log: queries agree with a plain filter for any timestamps'
           expect(got).toEqual(want);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
   });
 });

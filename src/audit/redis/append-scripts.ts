@@ -1,84 +1,150 @@
 import { GENESIS_HASH } from '../chain.js';
 
-/** How long the last loser of a head race holds the next turn (ms of Redis's clock). */
-export const TURN_MS = 250;
-/** A writer gets the next turn once it has lost this many races in a row for one batch. */
-export const TURN_AFTER_LOSSES = 3;
+/**
+ * How long a lease lasts (ms of Redis's clock): its holder alone may append meanwhile.
+ * Leases exist only under contention, so this bounds the extra wait a writer sees then.
+ */
+export const LEASE_MS = 20;
+/** A writer whose batch lost the race this many times takes the lease. */
+export const LEASE_AFTER_LOSSES = 3;
 
 /**
- * Compare-and-append of one sealed batch, atomic in Redis.
+ * Compare-and-append of one sealed batch, atomic in Redis; with no entries, a probe that
+ * asks for the head and the lease.
  *
  * KEYS: 1 head, 2 stream, 3 ids, 4 time index, 5 cancel tombstone of this batch,
  *       6 prefix-max time records, 7 suffix-min time records,
- *       8.. the equality index keys of each entry, in entry order.
+ *       8.. the batch's distinct equality index keys.
  * ARGV: 1 expected head seq, 2 expected head hash, 3 deadline in Redis-clock ms,
- *       4 entry count, then per entry: id, entry JSON, hash, timestamp ms, number of index keys,
- *       last: the attempt number of this batch (1 for the first try).
- * The head hash also holds `turn`/`turn_until`: the batch that lost the last race and may
- * append next (see the script).
- * Reply: {'ok', last seq} | {'conflict', head seq, head hash[, 'turn']} | {'landed', first seq}
+ *       4 races this batch has lost, 5 the writer's id, 6 entry count n (0: a probe),
+ *       7 hash of the last entry, 8 since when the writer has been refused (Redis-clock ms,
+ *       '' if it is not waiting), then n entry ids, n entry JSONs, n timestamps in ms,
+ *       then for each equality index key (KEYS[8..], same order) the positions in the
+ *       batch (1..n, space-separated) of the entries it indexes.
+ * Reply: {'ok', last seq} | {'conflict', head seq, head hash[, 'lease']}
+ *        | {'busy', head seq, head hash, ms to wait} | {'landed', first seq}
  *        | {'cancelled'} | {'expired'} | {'headless'}.
+ *
+ * Contention: a writer that just appended knows the new head without a round trip, so it
+ * tends to win again and again, and every loser has sealed its batch for nothing. So a
+ * writer that lost LEASE_AFTER_LOSSES times, or probes after waiting, takes a lease
+ * (head hash `lease`, `lease_until`): for LEASE_MS only it may append, batch after batch.
+ * Of the writers refused meanwhile, the one waiting longest is next (`next`, `next_until`,
+ * `next_since`): nobody else may append until it has probed and taken its own lease. Refused writers are told how long to
+ * wait ('busy') and then probe, which costs Redis little and them no sealing. When nobody
+ * was refused during a lease, it lapses and writers race freely again.
  *
  * The deadline makes a call that reached Redis after its caller timed out (a slow or
  * blocked server) refuse to write, so a rejected append does not land later.
  *
  * All checks run before the first write, and only the first XADD of a batch can fail
- * (later ids are larger), so an error reply means nothing was written.
+ * (later ids are larger; the scores are numbers the caller checked), so an error reply
+ * means nothing was written. Each index gets one command per batch, not one per entry.
  */
 export const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return {'cancelled'} end
-local landed = redis.call('HGET', KEYS[3], ARGV[5])
-if landed then return {'landed', landed} end
-local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'turn', 'turn_until')
+local n = tonumber(ARGV[6])
+local ID, JSON, TIME, POS = 8, 8 + n, 8 + 2 * n, 8 + 3 * n - 7
+if n > 0 then
+  local landed = redis.call('HGET', KEYS[3], ARGV[ID + 1])
+  if landed then return {'landed', landed} end
+end
+local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'lease', 'lease_until', 'next', 'next_until', 'next_since')
 if not head[1] and redis.call('XLEN', KEYS[2]) > 0 then return {'headless'} end
 local seq = tonumber(head[1] or '0')
+local seqArg = string.format('%d', seq)
 local hash = head[2] or '${GENESIS_HASH}'
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
--- Fairness: the last writer to lose the race holds the next turn for a moment, so a
--- writer that keeps winning (it alone knows the head without a round trip) cannot starve
--- the others. KEYS[5] names the batch, so it identifies the writer's attempt.
-local heldByOther = head[3] and head[3] ~= KEYS[5] and tonumber(head[4]) > now
-if seq ~= tonumber(ARGV[1]) or hash ~= ARGV[2] or heldByOther then
-  if not heldByOther and tonumber(ARGV[#ARGV]) >= ${TURN_AFTER_LOSSES} then
-    redis.call('HSET', KEYS[1], 'turn', KEYS[5], 'turn_until', now + ${TURN_MS})
-    return {'conflict', string.format('%d', seq), hash, 'turn'}
+local me = ARGV[5]
+local leaseUntil = head[4] and tonumber(head[4]) or 0
+local nextUntil = head[6] and tonumber(head[6]) or 0
+local leased = head[3] and leaseUntil > now
+local reserved = head[5] and nextUntil > now
+
+if leased and head[3] ~= me then
+  local since = ARGV[8] ~= '' and tonumber(ARGV[8]) or now
+  if not reserved or (head[5] ~= me and since < tonumber(head[7] or now)) then
+    redis.call('HSET', KEYS[1], 'next', me, 'next_until', leaseUntil + ${LEASE_MS}, 'next_since', since)
   end
-  return {'conflict', string.format('%d', seq), hash}
+  return {'busy', seqArg, hash, leaseUntil - now}
+end
+if not leased and reserved and head[5] ~= me then
+  return {'busy', seqArg, hash, math.min(nextUntil - now, ${LEASE_MS})}
+end
+local function takeLease()
+  redis.call('HSET', KEYS[1], 'lease', me, 'lease_until', now + ${LEASE_MS})
+  if head[5] == me then redis.call('HDEL', KEYS[1], 'next', 'next_until') end
+end
+if n == 0 or seq ~= tonumber(ARGV[1]) or hash ~= ARGV[2] then
+  if not leased and (n == 0 or reserved or tonumber(ARGV[4]) + 1 >= ${LEASE_AFTER_LOSSES}) then
+    takeLease()
+    return {'conflict', seqArg, hash, 'lease'}
+  end
+  return {'conflict', seqArg, hash}
 end
 if now > tonumber(ARGV[3]) then
   return {'expired'}
 end
-local n = tonumber(ARGV[4])
-local a = 5
-local k = 8
-local lastId, lastHash
+if not leased and reserved then takeLease() end
+
+-- Runs cmd key a1 a2 ... over a list of arguments, in chunks Lua's unpack can take.
+local function each(cmd, key, list)
+  for from = 1, #list, 1000 do
+    redis.call(cmd, key, unpack(list, from, math.min(from + 999, #list)))
+  end
+end
+local function push(list, a, b)
+  list[#list + 1] = a
+  list[#list + 1] = b
+end
+
+local seqs, ids, times = {}, {}, {}
+for i = 1, n do
+  local s = string.format('%d', seq + i)
+  seqs[i] = s
+  redis.call('XADD', KEYS[2], s .. '-0', 'entry', ARGV[JSON + i])
+  ids[2 * i - 1], ids[2 * i] = ARGV[ID + i], s
+  times[2 * i - 1], times[2 * i] = ARGV[TIME + i], s
+end
+each('HSET', KEYS[3], ids)
+each('ZADD', KEYS[4], times)
+
+-- Time records that bound a time range in seq order (see query-script.ts): the batch's
+-- entries newer than everything before them, and those older than everything after them
+-- (which retire every earlier record at or above the batch's oldest timestamp).
 local top = redis.call('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
 local tmax = top[2] and tonumber(top[2]) or nil
+local floor, ceiling = {}, {}
 for i = 1, n do
-  local id, json, h, t, nIdx = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4])
-  a = a + 5
-  seq = seq + 1
-  local s = string.format('%d', seq)
-  redis.call('XADD', KEYS[2], s .. '-0', 'entry', json)
-  redis.call('HSET', KEYS[3], id, s)
-  redis.call('ZADD', KEYS[4], t, s)
-  -- Time records that bound a time range in seq order (see query-script.ts).
-  if not tmax or tonumber(t) > tmax then
-    redis.call('ZADD', KEYS[6], t, s)
-    tmax = tonumber(t)
+  local t = tonumber(ARGV[TIME + i])
+  if not tmax or t > tmax then
+    push(floor, ARGV[TIME + i], seqs[i])
+    tmax = t
   end
-  redis.call('ZREMRANGEBYSCORE', KEYS[7], t, '+inf')
-  redis.call('ZADD', KEYS[7], t, s)
-  for j = 1, nIdx do
-    redis.call('ZADD', KEYS[k], s, s)
-    k = k + 1
-  end
-  lastId, lastHash = id, h
 end
-redis.call('HSET', KEYS[1], 'seq', string.format('%d', seq), 'hash', lastHash, 'id', lastId)
-if head[3] then redis.call('HDEL', KEYS[1], 'turn', 'turn_until') end
-return {'ok', string.format('%d', seq)}
+local tmin, tminArg
+for i = n, 1, -1 do
+  local t = tonumber(ARGV[TIME + i])
+  if not tmin or t < tmin then
+    push(ceiling, ARGV[TIME + i], seqs[i])
+    tmin, tminArg = t, ARGV[TIME + i]
+  end
+end
+if #floor > 0 then each('ZADD', KEYS[6], floor) end
+redis.call('ZREMRANGEBYSCORE', KEYS[7], tminArg, '+inf')
+each('ZADD', KEYS[7], ceiling)
+
+for k = 8, #KEYS do
+  local members = {}
+  for p in string.gmatch(ARGV[POS + k], '%d+') do
+    push(members, seqs[tonumber(p)], seqs[tonumber(p)])
+  end
+  each('ZADD', KEYS[k], members)
+end
+
+redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ARGV[ID + n])
+return {'ok', seqs[n]}
 `;
 
 /**

@@ -17,7 +17,9 @@ export interface ChainAppenderSettings {
   /** Bound on settling a batch whose reply was lost, after appendTimeoutMs. */
   settleTimeoutMs: number;
   maxBatchEntries: number;
-  /** Compare-and-append attempts of one batch when other writers keep winning. */
+  /** Script calls kept in flight; each is sealed on the predicted head after the one before. */
+  maxBatchesInFlight: number;
+  /** Races one batch may lose (conflict replies) before its appends are rejected. */
   maxAttempts: number;
   waitReplicas?: { count: number; timeoutMs: number };
   /** How long a cancelled batch stays refused: longer than any command can sit in a socket. */
@@ -37,6 +39,31 @@ interface PendingAppend {
   reject: (err: Error) => void;
 }
 
+/** Appends that go to Redis together, in one script call per attempt. */
+interface Batch {
+  /** Names the batch's tombstone; the same for every attempt. */
+  id: string;
+  /** Place in this writer's order: batches that lost a race are sent again in this order. */
+  order: number;
+  appends: PendingAppend[];
+  /** The earliest deadline of its appends. */
+  deadline: number;
+  /** Races lost so far (conflict replies). */
+  losses: number;
+  /** The last reply gave this writer the lease: send again at once. */
+  leased: boolean;
+  /** The last reply was 'busy': wait this long, then probe before sealing again. */
+  waitMs: number;
+}
+
+/** One attempt of a batch whose reply is outstanding. */
+interface Flight {
+  batch: Batch;
+  sealed: AuditEntry[];
+  /** The head once the batch is stored: where the next batch is sealed. */
+  head: ChainHead;
+}
+
 /** A batch whose script call got no reply: it may or may not be stored. */
 interface DoubtfulBatch {
   batchId: string;
@@ -50,16 +77,33 @@ const SETTLE = new LuaScript(SETTLE_SCRIPT);
 const NOT_SENT_MESSAGE = "Stream isn't writeable";
 
 /**
- * Appends to the shared chain: group commit (appends waiting while a script call is in
- * flight go together in the next one), compare-and-append on the head, re-seal and
- * retry when another writer moved the head, and settling of calls whose reply was lost
- * so that a rejected append never lands later.
+ * Appends to the shared chain: group commit (queued appends go together in one script
+ * call), several calls in flight (each sealed on the head the one before will leave, so
+ * sealing overlaps Redis's work), compare-and-append on the head, re-seal and retry when
+ * another writer moved the head, and settling of calls whose reply was lost so that a
+ * rejected append never lands later.
+ *
+ * Replies arrive in the order the calls were sent (one connection). When an attempt does
+ * not store its batch, every later one in flight was sealed on it and cannot store either:
+ * the appender sends nothing more until all of them are back, then re-seals the batches
+ * that lost, in their order, on the head the replies reported.
  */
 export class ChainAppender {
   private queue: PendingAppend[] = [];
-  private draining: Promise<void> | undefined;
+  private inFlight: Flight[] = [];
+  /** Batches that lost a race, by order: sent again before anything new. */
+  private retry: Batch[] = [];
+  /** An attempt in flight did not store its batch: wait until none is in flight. */
+  private stalled = false;
+  private running: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private batchCount = 0;
   private doubtful: DoubtfulBatch[] = [];
   private clockOffsetMs = 0;
+  /** Names this writer in the head hash when it holds the lease or is next. */
+  private readonly writerId = randomUUID();
+  /** Since when (Redis's clock) this writer's batches have been refused, if they are. */
+  private waitingSinceMs: number | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -79,7 +123,8 @@ export class ChainAppender {
         resolve,
         reject,
       });
-      if (!this.draining) this.draining = this.drain();
+      if (this.running) this.signal();
+      else this.running = this.run();
     });
   }
 
@@ -90,7 +135,7 @@ export class ChainAppender {
 
   /** Resolves once every queued append has been answered. */
   async idle(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.running) await this.running;
   }
 
   /** Settles batches left in doubt (e.g. on close or after Redis came back). */
@@ -110,76 +155,166 @@ export class ChainAppender {
     return this.doubtful.length;
   }
 
-  private async drain(): Promise<void> {
+  private async run(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.settings.maxBatchEntries);
-        await this.commit(batch);
-      }
+      do await this.step();
+      while (this.queue.length > 0 || this.retry.length > 0 || this.inFlight.length > 0);
     } finally {
-      // Synchronous with the empty-queue check above: no append can slip in between.
-      this.draining = undefined;
+      // Synchronous with the check above: no append can slip in between.
+      this.running = undefined;
     }
   }
 
-  private async commit(batch: PendingAppend[]): Promise<void> {
+  /** Sends the next batch if there is room, or waits for a reply or an append. */
+  private async step(): Promise<void> {
+    const batch = this.canSend() ? (this.retry.shift() ?? this.takeBatch()) : undefined;
+    if (batch) await this.send(batch);
+    else if (this.inFlight.length > 0) await new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
+  private signal(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private canSend(): boolean {
+    if (this.stalled && this.inFlight.length === 0) this.stalled = false;
+    return !this.stalled && this.inFlight.length < this.maxInFlight;
+  }
+
+  private get maxInFlight(): number {
+    return Math.max(1, this.settings.maxBatchesInFlight);
+  }
+
+  /** The next queued appends that are still within their bound, as one batch. */
+  private takeBatch(): Batch | undefined {
     const now = Date.now();
-    const live = batch.filter((p) => {
+    // Spread the queue over the free slots, so the next batch is sealed while Redis stores this one.
+    const free = this.maxInFlight - this.inFlight.length;
+    const size = Math.min(this.settings.maxBatchEntries, Math.ceil(this.queue.length / free));
+    const appends = this.queue.splice(0, size).filter((p) => {
       if (p.deadline > now) return true;
       p.reject(new AuditUnavailableError('audit append timed out while queued'));
       return false;
     });
-    if (live.length === 0) return;
+    if (appends.length === 0) return undefined;
+    this.batchCount += 1;
+    return {
+      id: randomUUID(),
+      order: this.batchCount,
+      appends,
+      deadline: Math.min(...appends.map((p) => p.deadline)),
+      losses: 0,
+      leased: false,
+      waitMs: 0,
+    };
+  }
+
+  private async send(batch: Batch): Promise<void> {
     try {
-      const deadline = Math.min(...live.map((p) => p.deadline));
-      const entries = await this.store(
-        live.map((p) => p.content),
-        deadline,
-      );
-      live.forEach((p, i) => p.resolve(entries[i] as AuditEntry));
-      this.settings.onStored(entries);
+      // Only with nothing in flight: the head is then known, not predicted.
+      if (this.inFlight.length === 0) await this.beforeResend(batch);
+      this.assertCanSend(batch.deadline);
     } catch (err) {
-      const error =
-        err instanceof AuditUnavailableError
-          ? err
-          : new AuditUnavailableError('audit append failed', { cause: err });
-      for (const p of live) p.reject(error);
+      this.fail(batch, err);
+      return;
+    }
+    const base = this.inFlight.at(-1)?.head ?? this.head;
+    const sealed = sealBatch(
+      batch.appends.map((p) => p.content),
+      base,
+    );
+    const flight: Flight = { batch, sealed, head: headOf(sealed) };
+    const call = APPEND.run(this.redis, ...this.appendArguments(batch, sealed, base));
+    this.inFlight.push(flight);
+    void this.complete(flight, call);
+  }
+
+  /** Settles batches in doubt, and waits as the last reply to a batch that lost said. */
+  private async beforeResend(batch: Batch): Promise<void> {
+    if (this.doubtful.length > 0) await this.settleDoubtful(Math.max(1, batch.deadline - Date.now()));
+    while (batch.waitMs > 0) {
+      await sleep(Math.min(batch.waitMs, batch.deadline - Date.now()));
+      await this.probe(batch);
+    }
+    // A conflict reply carries the new head, so the first retry goes at once, and so does
+    // one that took the lease; the others back off.
+    if (batch.losses > 1 && !batch.leased) await sleep(Math.random() * Math.min(50, 2 ** batch.losses));
+  }
+
+  /** Asks for the head and the lease without sending entries (nothing can be stored). */
+  private async probe(batch: Batch): Promise<void> {
+    this.assertCanSend(batch.deadline);
+    const call = APPEND.run(this.redis, ...this.appendArguments(batch, [], this.head));
+    const reply = (await withTimeout(call, batch.deadline - Date.now(), 'audit append probe')) as string[];
+    const [status, seq, hash, wait] = reply;
+    if (status !== 'busy' && status !== 'conflict') throw refusal(status);
+    this.head = { seq: Number(seq), hash: String(hash) };
+    batch.waitMs = status === 'busy' ? Number(wait) : 0;
+  }
+
+  /** Answers the batch's appends from the reply of its call, or queues it for another attempt. */
+  private async complete(flight: Flight, call: Promise<unknown>): Promise<void> {
+    const { batch } = flight;
+    try {
+      const stored = await this.outcome(flight, call);
+      if (stored) {
+        batch.appends.forEach((p, i) => p.resolve(stored[i] as AuditEntry));
+        this.settings.onStored(stored);
+      }
+    } catch (err) {
+      this.fail(batch, err);
+    } finally {
+      this.inFlight.splice(this.inFlight.indexOf(flight), 1);
+      this.signal();
     }
   }
 
-  private async store(contents: EntryContent[], deadline: number): Promise<AuditEntry[]> {
-    if (this.doubtful.length > 0) await this.settleDoubtful(Math.max(1, deadline - Date.now()));
-    const batchId = randomUUID();
-    for (let attempt = 1; ; attempt += 1) {
-      this.assertCanSend(deadline);
-      const sealed = sealBatch(contents, this.head);
-      const doubt = { batchId, firstId: (sealed[0] as AuditEntry).id, count: sealed.length };
-      let reply: string[];
-      try {
-        const call = APPEND.run(this.redis, ...this.appendArguments(batchId, sealed, deadline, attempt));
-        reply = (await withTimeout(call, deadline - Date.now(), 'audit append script')) as string[];
-      } catch (err) {
-        if (isDefiniteFailure(err)) {
-          throw new AuditUnavailableError('Redis refused the audit append', { cause: err });
-        }
-        return this.settleAfterLostReply(doubt, err);
+  /** The stored entries, or undefined when the batch lost the race and waits in `retry`. */
+  private async outcome(flight: Flight, call: Promise<unknown>): Promise<AuditEntry[] | undefined> {
+    const { batch, sealed } = flight;
+    const doubt = { batchId: batch.id, firstId: (sealed[0] as AuditEntry).id, count: sealed.length };
+    let reply: string[];
+    try {
+      reply = (await withTimeout(call, batch.deadline - Date.now(), 'audit append script')) as string[];
+    } catch (err) {
+      this.stalled = true;
+      if (isDefiniteFailure(err)) {
+        throw new AuditUnavailableError('Redis refused the audit append', { cause: err });
       }
-      const [status, first, second, turn] = reply;
-      if (status === 'ok') {
-        this.head = headOf(sealed);
-        await this.waitForReplicas(deadline);
-        return sealed;
-      }
-      if (status === 'landed') return this.readBack(Number(first), doubt);
-      if (status !== 'conflict') throw refusal(status);
-      this.head = { seq: Number(first), hash: String(second) };
-      if (attempt >= this.settings.maxAttempts) {
-        throw new AuditUnavailableError(`audit append lost the race to other writers ${attempt} times`);
-      }
-      // The reply carries the new head, so the first retry goes at once, and so does one that
-      // was given the next turn; the others back off.
-      if (attempt > 1 && turn !== 'turn') await sleep(Math.random() * Math.min(50, 2 ** attempt));
+      return this.settleAfterLostReply(doubt, err);
     }
+    const [status, first, second, extra] = reply;
+    if (status === 'ok') {
+      // Replies come in the order of the calls, so this is the newest head.
+      this.head = flight.head;
+      this.waitingSinceMs = undefined;
+      await this.waitForReplicas(batch.deadline);
+      return sealed;
+    }
+    this.stalled = true;
+    if (status === 'landed') return this.readBack(Number(first), doubt);
+    if (status !== 'conflict' && status !== 'busy') throw refusal(status);
+    this.head = { seq: Number(first), hash: String(second) };
+    this.waitingSinceMs ??= Date.now() + this.clockOffsetMs;
+    if (status === 'conflict') batch.losses += 1;
+    if (batch.losses >= this.settings.maxAttempts) {
+      throw new AuditUnavailableError(`audit append lost the race to other writers ${batch.losses} times`);
+    }
+    batch.leased = extra === 'lease';
+    batch.waitMs = status === 'busy' ? Number(extra) : 0;
+    const at = this.retry.findIndex((b) => b.order > batch.order);
+    this.retry.splice(at < 0 ? this.retry.length : at, 0, batch);
+    return undefined;
+  }
+
+  private fail(batch: Batch, err: unknown): void {
+    const error =
+      err instanceof AuditUnavailableError
+        ? err
+        : new AuditUnavailableError('audit append failed', { cause: err });
+    for (const p of batch.appends) p.reject(error);
   }
 
   /** Fails fast, without sending, when the bound is spent or Redis is not connected. */
@@ -193,29 +328,50 @@ export class ChainAppender {
   }
 
   private appendArguments(
-    batchId: string,
+    batch: Batch,
     sealed: AuditEntry[],
-    deadline: number,
-    attempt: number,
+    base: ChainHead,
   ): [string[], (string | number)[]] {
     const keys = [
       this.keys.head,
       this.keys.stream,
       this.keys.ids,
       this.keys.time,
-      this.keys.cancelled(batchId),
+      this.keys.cancelled(batch.id),
       this.keys.timeFloor,
       this.keys.timeCeiling,
     ];
     // The deadline travels in Redis's clock so the script can compare it with TIME.
-    const redisDeadline = Math.floor(deadline + this.clockOffsetMs);
-    const args: (string | number)[] = [this.head.seq, this.head.hash, redisDeadline, sealed.length];
-    for (const entry of sealed) {
-      const indexKeys = indexKeysOf(this.keys, entry);
-      keys.push(...indexKeys);
-      args.push(entry.id, encodeEntry(entry), entry.hash, Date.parse(entry.timestamp), indexKeys.length);
-    }
-    args.push(attempt);
+    const redisDeadline = Math.floor(batch.deadline + this.clockOffsetMs);
+    const ids: string[] = [];
+    const jsons: string[] = [];
+    const times: number[] = [];
+    // Each distinct index key once, with the batch positions (1-based) of its entries.
+    const positions = new Map<string, string>();
+    sealed.forEach((entry, i) => {
+      ids.push(entry.id);
+      jsons.push(encodeEntry(entry));
+      times.push(Date.parse(entry.timestamp));
+      for (const key of indexKeysOf(this.keys, entry)) {
+        const before = positions.get(key);
+        positions.set(key, before === undefined ? String(i + 1) : `${before} ${i + 1}`);
+      }
+    });
+    keys.push(...positions.keys());
+    const args = [
+      base.seq,
+      base.hash,
+      redisDeadline,
+      batch.losses,
+      this.writerId,
+      sealed.length,
+      sealed.at(-1)?.hash ?? '',
+      this.waitingSinceMs === undefined ? '' : Math.floor(this.waitingSinceMs),
+      ...ids,
+      ...jsons,
+      ...times,
+      ...positions.values(),
+    ];
     return [keys, args];
   }
 

@@ -37,6 +37,8 @@ export interface RedisAuditLogOptions {
   connectTimeoutMs?: number;
   /** Most entries in one group commit. Default 100. */
   maxBatchEntries?: number;
+  /** Group commits one process keeps in flight, each sealed on the one before. Default 2. */
+  maxBatchesInFlight?: number;
   /** Compare-and-append attempts of one batch. Default 32. */
   maxAppendAttempts?: number;
   /** After each append, WAIT until this many replicas have it (or timeoutMs passes). */
@@ -66,6 +68,7 @@ const DEFAULTS = {
   readTimeoutMs: 5000,
   connectTimeoutMs: 5000,
   maxBatchEntries: 100,
+  maxBatchesInFlight: 2,
   maxAppendAttempts: 32,
   verifyChunkEntries: 1000,
   logger: silentLogger,
@@ -143,6 +146,7 @@ export class RedisAuditLog implements AuditLog {
       appendTimeoutMs: settings.appendTimeoutMs,
       settleTimeoutMs: settings.settleTimeoutMs,
       maxBatchEntries: settings.maxBatchEntries,
+      maxBatchesInFlight: settings.maxBatchesInFlight,
       maxAttempts: settings.maxAppendAttempts,
       waitReplicas: settings.waitReplicas,
       cancelTtlSeconds: CANCEL_TTL_SECONDS,

@@ -1,0 +1,115 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../src/audit/audit-log.js';
+import { LEASE_MS } from '../../src/audit/redis/append-scripts.js';
+import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
+import { AuditAppendInDoubtError } from '../../src/audit/redis/index.js';
+import { AuditUnavailableError } from '../../src/model/index.js';
+import { startRedisServer, type RedisServer } from '../env/redis-server.js';
+import { decisionEvent } from './support/events.js';
+
+async function redisNowMs(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+describe('Redis audit log: several batches in flight, leases under contention', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  const logs: RedisAuditLog[] = [];
+
+  const open = async (prefix: string, options: { appendTimeoutMs?: number } = {}) => {
+    const log = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: prefix,
+      maxBatchEntries: 3,
+      maxBatchesInFlight: 4,
+      ...options,
+    });
+    logs.push(log);
+    return log;
+  };
+
+  const stored = async (keys: RedisAuditKeys) =>
+    (await admin.xrange(keys.stream, '-', '+')).map(
+      ([, fields]) => JSON.parse(fields[1] as string) as AuditEntry,
+    );
+
+  beforeAll(async () => {
+    server = await startRedisServer({ appendfsync: 'no' });
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    for (const log of logs) await log.close();
+    admin?.disconnect();
+    await server?.dispose();
+  });
+
+  it('re-seals the batches behind one that lost the race: one chain, each acknowledged entry once', async () => {
+    const keys = new RedisAuditKeys('pipe:{audit}');
+    const writers = [await open(keys.prefix), await open(keys.prefix), await open(keys.prefix)];
+    const acked = (
+      await Promise.all(
+        writers.map((log, w) =>
+          Promise.all(
+            Array.from({ length: 60 }, (_, n) =>
+              log.append(decisionEvent(n, { actor_id: `w${w}`, data: { w, n } })),
+            ),
+          ),
+        ),
+      )
+    ).flat();
+
+    const entries = await stored(keys);
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 180 }, (_, i) => i + 1));
+    expect(new Set(entries.map((e) => e.id)).size).toBe(180);
+    for (const entry of acked) expect(entries[entry.seq - 1]).toEqual(entry);
+    expect(await writers[0]!.verify()).toMatchObject({ ok: true, entries_checked: 180 });
+  });
+
+  it("waits out another writer's lease, then appends", async () => {
+    const keys = new RedisAuditKeys('leased:{audit}');
+    const log = await open(keys.prefix);
+    await log.append(decisionEvent(1));
+    await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs(admin)) + 300);
+    const started = Date.now();
+    const entry = await log.append(decisionEvent(2));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(entry.seq).toBe(2);
+  });
+
+  it('rejects cleanly when a lease outlasts the bound, and stores nothing', async () => {
+    const keys = new RedisAuditKeys('lease-timeout:{audit}');
+    const log = await open(keys.prefix, { appendTimeoutMs: 150 });
+    await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs(admin)) + 1000);
+    const late = await log.append(decisionEvent(1)).catch((err: unknown) => err);
+    expect(late).toBeInstanceOf(AuditUnavailableError);
+    expect(late).not.toBeInstanceOf(AuditAppendInDoubtError);
+    expect(await stored(keys)).toEqual([]);
+  });
+
+  it('lets a next turn lapse when its writer never takes it', async () => {
+    const keys = new RedisAuditKeys('next-gone:{audit}');
+    const log = await open(keys.prefix);
+    await admin.hset(keys.head, 'next', 'gone-writer', 'next_until', (await redisNowMs(admin)) + 100);
+    const entry = await log.append(decisionEvent(1));
+    expect(entry.seq).toBe(1);
+  });
+
+  it('under contention the losing writer takes a lease, and without contention it lapses', async () => {
+    const keys = new RedisAuditKeys('contended:{audit}');
+    const writers = [await open(keys.prefix), await open(keys.prefix), await open(keys.prefix)];
+    await Promise.all(
+      writers.map((log) => Promise.all(Array.from({ length: 90 }, (_, n) => log.append(decisionEvent(n))))),
+    );
+    expect(await admin.hget(keys.head, 'lease')).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
+    // An idle chain: any writer appends at once, whoever held the last lease.
+    for (const log of writers) {
+      const started = Date.now();
+      await log.append(decisionEvent(100));
+      expect(Date.now() - started).toBeLessThan(LEASE_MS);
+    }
+    expect(await writers[0]!.verify()).toMatchObject({ ok: true, entries_checked: 273 });
+  });
+});
