@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditLog } from '../audit/audit-log.js';
 import { openLog, tempDir } from '../audit/file/test-fixtures.js';
-import { API_VERSION, type CapabilityObject } from '../model/index.js';
+import { API_VERSION, type ActorGrantObject, type CapabilityObject } from '../model/index.js';
 import { ConfigAuditor } from './config-auditor.js';
 import { configChanges } from './config-changes.js';
 
@@ -10,6 +10,16 @@ const capability = (i: number): CapabilityObject => ({
   kind: 'Capability',
   metadata: { name: `cap-${i}` },
   spec: { name: `svc${i}.act`, riskLevel: 'low' },
+});
+
+const actorGrant = (actor: string, capabilities: number): ActorGrantObject => ({
+  apiVersion: API_VERSION,
+  kind: 'ActorGrant',
+  metadata: { name: actor },
+  spec: {
+    actor: { id: actor, type: 'ai-agent' },
+    grants: Array.from({ length: capabilities }, (_, i) => ({ capability: `svc${i}.act` })),
+  },
 });
 
 const clock = () => new Date('2026-11-23T12:00:00.000Z');
@@ -52,5 +62,25 @@ describe('ConfigAuditor', () => {
     refuseAfter = Number.POSITIVE_INFINITY;
     expect(await auditor.record(objects, 'manifests')).toBe(1_000);
     await log.close();
+  });
+
+  it('stores an ActorGrant once per change, not once per grant, and still restores it', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const log = await openLog(dir);
+    const before = [actorGrant('agent-1', 50)];
+    expect(await new ConfigAuditor(log, clock).record(before, 'manifests')).toBe(50);
+    const page = await log.query({ event_type: 'actor.grant.created', order: 'asc', limit: 100 });
+    const carrying = page.entries.filter((e) => (e.data as { object?: unknown }).object !== undefined);
+    expect(carrying.map((e) => e.seq)).toEqual([50]);
+    await log.close();
+
+    const reopened = await openLog(dir);
+    const auditor = new ConfigAuditor(reopened, clock);
+    await auditor.restore();
+    expect(await auditor.record(before, 'manifests')).toBe(0);
+    // A later change is a diff against the restored object: one revocation, no re-grants.
+    expect(await auditor.record([actorGrant('agent-1', 49)], 'manifests')).toBe(1);
+    await reopened.close();
   });
 });

@@ -49,7 +49,7 @@ export class ConfigAuditor {
       const data = entry.data as unknown as ConfigChangeData;
       const key = `${data.kind}/${data.name}`;
       if (data.object) state.set(key, data.object);
-      else state.delete(key);
+      else if (data.object === null) state.delete(key);
     }
     this.audited = state;
   }
