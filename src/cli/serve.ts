@@ -1,3 +1,4 @@
+import { boundHeapGrowth } from './heap-growth.js';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -143,6 +144,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
 }
 
 export async function serve(options: ServeOptions): Promise<void> {
+  boundHeapGrowth(); // the process is ours: tune its heap before the configuration loads
   const logger = pino({
     level: options.logLevel,
     base: { service: 'arbiter' },
