@@ -105,12 +105,18 @@ export class KindWatcher {
     const informer = new ListWatch<KubernetesObject>(
       collectionPath(this.deps.kind),
       new Watch(this.deps.kubeConfig),
-      this.deps.list,
+      async () => {
+        const list = await this.deps.list();
+        list.items.forEach(dropManagedFields);
+        return list;
+      },
       false,
     );
     this.attempt = informer;
     let failedWhileStarting = false;
-    const changed = () => {
+    const changed = (object?: KubernetesObject) => {
+      // The informer caches the object it hands out, so this trims the cache too.
+      if (object) dropManagedFields(object);
       if (informer === this.current) this.deps.onChange(this.deps.kind);
     };
     informer.on('add', changed);
@@ -191,4 +197,13 @@ export class KindWatcher {
     if (this.state === 'stopped') return;
     this.state = next;
   }
+}
+
+/**
+ * Server-side apply bookkeeping: nothing here reads it, and it is often larger than the
+ * spec (one entry per field manager). Dropping it from the cached objects saves tens of MB
+ * at 20,000 objects.
+ */
+function dropManagedFields(object: KubernetesObject): void {
+  if (object.metadata) delete object.metadata.managedFields;
 }
