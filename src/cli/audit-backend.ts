@@ -6,6 +6,8 @@ import { openRedisAuditLog } from '../audit/redis/index.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { CheckpointStore } from '../audit/audit-log.js';
 import { loadKubeConfig } from './kube-config.js';
+import { Backoff, type BackoffSettings } from '../controller/backoff.js';
+import { AuditUnavailableError } from '../model/index.js';
 import type { ServeOptions } from './serve-options.js';
 
 const RETAIN_CHECKPOINTS = 100;
@@ -19,28 +21,67 @@ export async function openAuditBackend(
   options: ServeOptions,
   logger: Logger,
   isLeader: () => boolean,
+  onWaiting: (reason: string) => void = () => undefined,
 ): Promise<AuditLog> {
   const auditLogger = logger.child({ component: 'audit' });
   if (options.redis) {
-    return openRedisAuditLog({
-      redis: options.redis.url,
-      appendTimeoutMs: options.redis.appendTimeoutMs,
-      ...(options.redis.waitReplicas > 0
-        ? { waitReplicas: { count: options.redis.waitReplicas, timeoutMs: options.redis.appendTimeoutMs } }
-        : {}),
-      checkpoints: {
-        store: checkpointStore(options),
-        isLeader,
-        everyEntries: options.checkpointEvery.entries,
-        intervalMs: options.checkpointEvery.seconds * 1000,
-      },
-      logger: auditLogger,
-    });
+    const { redis } = options;
+    return untilReachable(() => openRedis(options, redis, auditLogger, isLeader), auditLogger, onWaiting);
   }
   return openFileAuditLog({
     dir: options.dataDir,
     checkpointEvery: options.checkpointEvery,
     retainCheckpoints: RETAIN_CHECKPOINTS,
+    logger: auditLogger,
+  });
+}
+
+const REDIS_RETRY: BackoffSettings = { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, jitter: 0.2 };
+
+/**
+ * Redis may come up after us (a fresh install, a restarted node): wait for it, retrying
+ * with backoff, instead of exiting into a crash loop whose delays keep growing. Meanwhile
+ * the port answers not ready (serve.ts). Other failures (a file log) still end the start.
+ */
+async function untilReachable(
+  open: () => Promise<AuditLog>,
+  logger: Logger,
+  onWaiting: (reason: string) => void,
+): Promise<AuditLog> {
+  const backoff = new Backoff(REDIS_RETRY);
+  for (;;) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!(err instanceof AuditUnavailableError)) throw err;
+      const delayMs = backoff.nextDelayMs();
+      const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+      const reason = `${err.message}${cause}`;
+      onWaiting(`waiting for the Redis audit log (${reason})`);
+      logger.warn({ err, retry_in_ms: delayMs }, 'Redis audit log unreachable: not ready, retrying');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+function openRedis(
+  options: ServeOptions,
+  redis: NonNullable<ServeOptions['redis']>,
+  auditLogger: Logger,
+  isLeader: () => boolean,
+): Promise<AuditLog> {
+  return openRedisAuditLog({
+    redis: redis.url,
+    appendTimeoutMs: redis.appendTimeoutMs,
+    ...(redis.waitReplicas > 0
+      ? { waitReplicas: { count: redis.waitReplicas, timeoutMs: redis.appendTimeoutMs } }
+      : {}),
+    checkpoints: {
+      store: checkpointStore(options),
+      isLeader,
+      everyEntries: options.checkpointEvery.entries,
+      intervalMs: options.checkpointEvery.seconds * 1000,
+    },
     logger: auditLogger,
   });
 }

@@ -1,9 +1,10 @@
 import { boundHeapGrowth } from './heap-growth.js';
 import { mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.js';
+import { startingHandler } from '../api/starting-handler.js';
 import { KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
@@ -31,9 +32,64 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   await mkdir(options.dataDir, { recursive: true });
   const authenticator = await openAuthenticator(options, logger);
   const metrics = new Metrics();
+  // Listen first: while the audit log and the configuration come up, probes and callers
+  // get answers (alive, not ready, 503) instead of a closed port.
+  let startupState = 'opening the audit log';
+  let handler: RequestListener = startingHandler(VERSION, () => startupState);
+  // Node checks these timeouts only every connectionsCheckingInterval (30 s by default), so a
+  // client trickling a body could hold its connection for up to 60 s; check every second.
+  const server = createServer(
+    { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
+    (req, res) => handler(req, res),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, host: options.host }, `starting: answering probes on port ${port}`);
+  try {
+    return await startOnServer(
+      options,
+      logger,
+      { server, port, metrics, authenticator, clock },
+      {
+        setState: (state) => (startupState = state),
+        serve: (app) => (handler = app),
+      },
+    );
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+}
+
+interface Started {
+  server: Server;
+  port: number;
+  metrics: Metrics;
+  authenticator: Awaited<ReturnType<typeof openAuthenticator>>;
+  clock: () => Date;
+}
+
+interface Startup {
+  setState: (state: string) => void;
+  serve: (app: RequestListener) => void;
+}
+
+async function startOnServer(
+  options: ServeOptions,
+  logger: Logger,
+  { server, port, metrics, authenticator, clock }: Started,
+  startup: Startup,
+): Promise<RunningServer> {
   // Leadership is known once the configuration backend exists; the audit log asks late.
   let isLeader = () => false;
-  const audit = instrumentAuditLog(await openAuditBackend(options, logger, () => isLeader()), metrics);
+  const audit = instrumentAuditLog(
+    await openAuditBackend(options, logger, () => isLeader(), startup.setState),
+    metrics,
+  );
+  startup.setState('verifying the audit chain');
   const verifyChain = async () => {
     const report = await audit.verify();
     if (report.ok)
@@ -63,6 +119,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   const config = openConfigBackend(options, { index, auditor, clock, logger });
   isLeader = () => config.isLeader();
   config.observe(metrics);
+  startup.setState('loading the configuration');
   await config.start();
 
   // Grant rate limits are shared by all replicas when they share a Redis.
@@ -104,17 +161,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     shutdown: shuttingDown.signal,
   });
 
-  // Node checks these timeouts only every connectionsCheckingInterval (30 s by default), so a
-  // client trickling a body could hold its connection for up to 60 s; check every second.
-  const server = createServer(
-    { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
-    app,
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
+  startup.serve(app);
   logger.info(
     { port, host: options.host, manifests: options.manifests, data_dir: options.dataDir },
     `arbiter listening on port ${port}`,

@@ -53,21 +53,27 @@ export async function tempDir(prefix = 'arbiter-data-'): Promise<string> {
 export async function startArbiter(options: StartOptions = {}): Promise<ArbiterProcess> {
   const dataDir = options.dataDir ?? (await tempDir());
   const manifestsDir = options.manifestsDir ?? (await tempManifests());
-  const args = [
+  return spawnArbiter(serveArgs({ ...options, dataDir, manifestsDir }), { dataDir, manifestsDir }, 15_000);
+}
+
+/** The arguments of `arbiter serve` as startArbiter() passes them (port 0 unless given). */
+export function serveArgs(
+  options: StartOptions & { dataDir: string; manifestsDir: string; port?: number },
+): string[] {
+  return [
     'serve',
     '--manifests',
-    manifestsDir,
+    options.manifestsDir,
     '--api-keys',
     options.apiKeys ?? EXAMPLE_KEYS,
     '--data-dir',
-    dataDir,
+    options.dataDir,
     '--port',
-    '0',
+    String(options.port ?? 0),
     '--host',
     '127.0.0.1',
     ...(options.args ?? []),
   ];
-  return spawnArbiter(args, { dataDir, manifestsDir }, 15_000);
 }
 
 /**
