@@ -66,7 +66,7 @@ export class ValidatedObjects {
     const checked =
       cached && resourceVersion !== '' && cached.version === `${uid}/${resourceVersion}`
         ? cached.result
-        : validateConfigObject(envelopeOf(kind, raw));
+        : validateConfigObject(envelopeOf(kind, raw), { shareSpec: true });
     next.cache.set(key, { version: `${uid}/${resourceVersion}`, result: checked });
     const previous = this.lastGood.get(key);
     const kept = checked.ok ? checked.object : previous?.metadata.uid === uid ? previous : undefined;

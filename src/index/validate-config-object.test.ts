@@ -29,6 +29,13 @@ describe('validateConfigObject', () => {
     expect(result.object.spec).not.toBe(capability.spec);
   });
 
+  it('shares the spec when asked (an informer cache), still copying the metadata', () => {
+    const result = validateConfigObject(capability, { shareSpec: true });
+    if (!result.ok) throw new Error(result.errors.join('; '));
+    expect(result.object.spec).toBe(capability.spec);
+    expect(result.object.metadata).not.toBe(capability.metadata);
+  });
+
   it('turns a Date creationTimestamp (client-node) into ISO 8601', () => {
     const result = validateConfigObject({
       ...capability,

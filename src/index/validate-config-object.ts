@@ -44,8 +44,10 @@ const validateSpec: Record<Kind, ValidateFunction> = {
 /**
  * Checks a raw (parsed YAML/JSON or informer) object against the kinds' schemas and
  * returns a normalised deep copy: only the known metadata fields, no status.
+ * `shareSpec` skips copying the spec, for callers whose raw objects are replaced, never
+ * edited (an informer's cache): one copy of each spec instead of two.
  */
-export function validateConfigObject(raw: unknown): ValidationResult {
+export function validateConfigObject(raw: unknown, { shareSpec = false } = {}): ValidationResult {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     return { ok: false, errors: ['object: must be a mapping'] };
   const forbidden = findForbiddenKey(raw, 'object');
@@ -54,7 +56,7 @@ export function validateConfigObject(raw: unknown): ValidationResult {
   const errors = [...envelopeErrors(input), ...metadataErrors(input.metadata)];
   if (isKind(input.kind)) errors.push(...specErrors(input.kind, input.spec));
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, object: normalise(input) };
+  return { ok: true, object: normalise(input, shareSpec) };
 }
 
 /** @kubernetes/client-node deserialises creationTimestamp to a Date. */
@@ -119,14 +121,14 @@ const META_FIELDS = [
   'annotations',
 ] as const;
 
-function normalise(input: Record<string, unknown>): ConfigObject {
+function normalise(input: Record<string, unknown>, shareSpec: boolean): ConfigObject {
   const meta = input.metadata as Record<string, unknown>;
   const metadata: Record<string, unknown> = {};
   for (const field of META_FIELDS) if (meta[field] !== undefined) metadata[field] = meta[field];
-  return structuredClone({
+  return {
     apiVersion: API_VERSION,
     kind: input.kind,
-    metadata,
-    spec: input.spec,
-  }) as unknown as ConfigObject;
+    metadata: structuredClone(metadata),
+    spec: shareSpec ? input.spec : structuredClone(input.spec),
+  } as unknown as ConfigObject;
 }
