@@ -1,4 +1,4 @@
-import { boundHeapGrowth } from './heap-growth.js';
+import { boundHeapGrowth, relaxHeapGrowthIfSmall } from './heap-growth.js';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -198,6 +198,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     redact: ['req.headers.authorization'],
   });
   const running = await startServer(options, logger);
+  relaxHeapGrowthIfSmall();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       running.shutdown(signal).then(
