@@ -106,6 +106,30 @@ function redisUrl(raw: string): string {
   return raw;
 }
 
+function parseDefaultOutcome(raw: string | undefined): 'ALLOW' | 'DENY' {
+  const outcome = (raw ?? 'ALLOW').toUpperCase();
+  if (outcome !== 'ALLOW' && outcome !== 'DENY') {
+    throw new ArbiterError('INVALID_REQUEST', '--default-outcome must be ALLOW or DENY');
+  }
+  return outcome;
+}
+
+function redisOptions(
+  url: string,
+  values: { 'redis-timeout'?: string; 'redis-wait-replicas'?: string },
+): NonNullable<ServeOptions['redis']> {
+  return {
+    url: redisUrl(url),
+    appendTimeoutMs: number(values['redis-timeout'], 'redis-timeout', 2000, (n) => n > 0),
+    waitReplicas: number(
+      values['redis-wait-replicas'],
+      'redis-wait-replicas',
+      0,
+      (n) => Number.isInteger(n) && n >= 0,
+    ),
+  };
+}
+
 export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
@@ -141,10 +165,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
   if (values.help) return 'help';
   if (!values['api-keys'])
     throw new ArbiterError('INVALID_REQUEST', '--api-keys FILE is required (see --help)');
-  const defaultOutcome = (values['default-outcome'] ?? 'ALLOW').toUpperCase();
-  if (defaultOutcome !== 'ALLOW' && defaultOutcome !== 'DENY') {
-    throw new ArbiterError('INVALID_REQUEST', '--default-outcome must be ALLOW or DENY');
-  }
+  const defaultOutcome = parseDefaultOutcome(values['default-outcome']);
   const positive = (n: number) => n > 0;
   const inCluster = values.kubernetes === true || values.kubeconfig !== undefined;
   if (inCluster && values.manifests !== undefined)
@@ -177,18 +198,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     },
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
     verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
-    redis: values.redis
-      ? {
-          url: redisUrl(values.redis),
-          appendTimeoutMs: number(values['redis-timeout'], 'redis-timeout', 2000, positive),
-          waitReplicas: number(
-            values['redis-wait-replicas'],
-            'redis-wait-replicas',
-            0,
-            (n) => Number.isInteger(n) && n >= 0,
-          ),
-        }
-      : undefined,
+    redis: values.redis ? redisOptions(values.redis, values) : undefined,
     kubernetes: inCluster ? kubernetesOptions(values, env) : undefined,
   };
 }

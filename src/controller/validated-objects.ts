@@ -62,12 +62,9 @@ export class ValidatedObjects {
     const { name = '', resourceVersion = '', uid, generation } = raw.metadata ?? {};
     const key = `${kind}/${name}`;
     next.versions.set(key, resourceVersion);
-    const cached = this.checkedCache.get(key);
-    const checked =
-      cached && resourceVersion !== '' && cached.version === `${uid}/${resourceVersion}`
-        ? cached.result
-        : validateConfigObject(envelopeOf(kind, raw), { shareSpec: true });
-    next.cache.set(key, { version: `${uid}/${resourceVersion}`, result: checked });
+    const version = `${uid}/${resourceVersion}`;
+    const checked = this.checkedOnce(key, resourceVersion === '' ? undefined : version, kind, raw);
+    next.cache.set(key, { version, result: checked });
     const previous = this.lastGood.get(key);
     const kept = checked.ok ? checked.object : previous?.metadata.uid === uid ? previous : undefined;
     if (kept) {
@@ -82,6 +79,18 @@ export class ValidatedObjects {
       errors: checked.errors,
       servingGeneration: kept?.metadata.generation,
     });
+  }
+
+  /** Validates an object once per version: informers hand the same objects to every rebuild. */
+  private checkedOnce(
+    key: string,
+    version: string | undefined,
+    kind: Kind,
+    raw: RawObject,
+  ): ValidationResult {
+    const cached = this.checkedCache.get(key);
+    if (cached && version !== undefined && cached.version === version) return cached.result;
+    return validateConfigObject(envelopeOf(kind, raw), { shareSpec: true });
   }
 }
 

@@ -72,5 +72,15 @@ describe('CLI', () => {
     expect(missing.err).toMatch(/--api-keys/);
     const unknown = await run(['frobnicate']);
     expect(unknown.code).toBe(2);
+    const keys = ['serve', '--api-keys', 'examples/api-keys.yaml'];
+    const outcome = await run([...keys, '--default-outcome', 'MAYBE']);
+    expect(outcome.code).toBe(1);
+    expect(outcome.err).toMatch(/--default-outcome must be ALLOW or DENY/);
+    const timeout = await run([...keys, '--redis', 'redis://127.0.0.1:1', '--redis-timeout', '0']);
+    expect(timeout.code).toBe(1);
+    expect(timeout.err).toMatch(/--redis-timeout/);
+    const scheme = await run([...keys, '--redis', 'http://127.0.0.1:1']);
+    expect(scheme.code).toBe(1);
+    expect(scheme.err).toMatch(/redis:\/\/ or rediss:\/\//);
   });
 });
