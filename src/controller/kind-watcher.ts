@@ -32,6 +32,8 @@ export interface KindWatcherDeps {
   list: () => Promise<KubernetesListObject<KubernetesObject>>;
   /** Called after anything that may have changed `objects()`. */
   onChange: (kind: Kind) => void;
+  /** Called with the final state of each object a watch event deletes. */
+  onDelete?: (object: KubernetesObject) => void;
   logger: Logger;
   clock: () => number;
   settings: KindWatcherSettings;
@@ -121,7 +123,10 @@ export class KindWatcher {
     };
     informer.on('add', changed);
     informer.on('update', changed);
-    informer.on('delete', changed);
+    informer.on('delete', (object) => {
+      if (informer === this.current) this.deps.onDelete?.(object);
+      changed(object);
+    });
     informer.on('error', (err: unknown) => {
       failedWhileStarting = true;
       this.failed(informer, err);

@@ -1,3 +1,4 @@
+import { DeletionNotes } from './deletion-notes.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../api/dependencies.js';
@@ -78,6 +79,7 @@ export class KubernetesConfig implements ConfigWriter {
     this.settings = { ...DEFAULT_KUBERNETES_CONFIG_SETTINGS, ...deps.settings };
     const logger = deps.logger;
     const objects = new CustomObjects(deps.kubeConfig, this.settings.requestTimeoutMs);
+    const deletions = new DeletionNotes(() => deps.clock().getTime());
     this.waiters = new VersionWaiters(this.settings.readYourWritesTimeoutMs);
     this.rebuild = new CoalescedTask(
       () => this.rebuildIndex(),
@@ -91,6 +93,7 @@ export class KubernetesConfig implements ConfigWriter {
           kubeConfig: deps.kubeConfig,
           list: () => objects.list(kind),
           onChange: () => this.rebuild.schedule(),
+          onDelete: (object) => deletions.noteDeleted(kind, object),
           logger: logger.child({ component: 'informer' }),
           clock: () => deps.clock().getTime(),
           settings: this.settings.watch,
@@ -117,6 +120,7 @@ export class KubernetesConfig implements ConfigWriter {
       }),
       isLeader: () => this.elector.isLeader(),
       published: () => this.published,
+      deletedBy: (key) => deletions.callerOf(key),
       logger: logger.child({ component: 'leader' }),
     });
     this.elector = new LeaderElector(
@@ -133,6 +137,7 @@ export class KubernetesConfig implements ConfigWriter {
       waiters: this.waiters,
       snapshot: () => this.published?.snapshot,
       actorGrants: () => this.watcherOf('ActorGrant').objects(),
+      clock: deps.clock,
     });
   }
 

@@ -1,5 +1,11 @@
 import { isRejected, buildIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
-import { CHANGED_BY_ANNOTATION, type ConfigWriter, type Written } from '../governance/config-writer.js';
+import {
+  CHANGED_BY_ANNOTATION,
+  DELETED_AT_ANNOTATION,
+  DELETED_BY_ANNOTATION,
+  type ConfigWriter,
+  type Written,
+} from '../governance/config-writer.js';
 import {
   API_VERSION,
   ArbiterError,
@@ -27,6 +33,7 @@ export interface KubernetesWritesDeps {
   snapshot: () => IndexSnapshot | undefined;
   /** The ActorGrant objects as the informer holds them. */
   actorGrants: () => readonly RawObject[];
+  clock: () => Date;
 }
 
 /** Optimistic-concurrency retries of a read-modify-write that lost a race. */
@@ -101,13 +108,18 @@ export class KubernetesWrites implements ConfigWriter {
     const settled: Promise<void>[] = [];
     for (const raw of affected) {
       const name = raw.metadata?.name ?? '';
-      const written = await this.readModifyWrite('ActorGrant', name, (current) => {
-        if (!current || !holds(current)) return undefined;
-        const spec = current.spec as ActorGrantSpec;
-        const grants = spec.grants.filter((g) => g.capability !== capability);
-        if (grants.length === 0) return 'delete';
-        return { ...current, metadata: withCaller(current.metadata, caller), spec: { ...spec, grants } };
-      });
+      const written = await this.readModifyWrite(
+        'ActorGrant',
+        name,
+        (current) => {
+          if (!current || !holds(current)) return undefined;
+          const spec = current.spec as ActorGrantSpec;
+          const grants = spec.grants.filter((g) => g.capability !== capability);
+          if (grants.length === 0) return 'delete';
+          return { ...current, metadata: withCaller(current.metadata, caller), spec: { ...spec, grants } };
+        },
+        caller,
+      );
       const key = `ActorGrant/${name}`;
       settled.push(
         written
@@ -156,6 +168,7 @@ export class KubernetesWrites implements ConfigWriter {
     kind: Kind,
     name: string,
     change: (current: RawObject | undefined) => RawObject | 'delete' | undefined,
+    caller = '',
   ): Promise<RawObject | undefined> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.objects.get(kind, name).catch((err: unknown) => {
@@ -166,7 +179,7 @@ export class KubernetesWrites implements ConfigWriter {
       try {
         if (next === undefined) return current;
         if (next === 'delete') {
-          await this.deps.objects.delete(kind, name, current?.metadata?.resourceVersion);
+          await this.deleteAs(kind, current, caller);
           return undefined;
         }
         const checked = validateConfigObject(next);
@@ -179,6 +192,25 @@ export class KubernetesWrites implements ConfigWriter {
         if (!raced || attempt >= MAX_ATTEMPTS) throw err;
       }
     }
+  }
+
+  /**
+   * Records the caller on the object, then deletes exactly that version: the watch's
+   * delete event carries the annotations to the leader, which audits the deletion.
+   */
+  private async deleteAs(kind: Kind, current: RawObject | undefined, caller: string): Promise<void> {
+    const name = current?.metadata?.name ?? '';
+    if (!current) return this.deps.objects.delete(kind, name, undefined);
+    const annotations = {
+      ...current.metadata?.annotations,
+      [DELETED_BY_ANNOTATION]: caller,
+      [DELETED_AT_ANNOTATION]: this.deps.clock().toISOString(),
+    };
+    const marked = await this.deps.objects.replace(kind, {
+      ...current,
+      metadata: { ...current.metadata, annotations },
+    });
+    await this.deps.objects.delete(kind, name, marked.metadata?.resourceVersion);
   }
 
   /** Waits until the index holds the written version, then answers from it. */

@@ -20,6 +20,8 @@ export interface LeaderDutiesDeps {
   statusWriter: StatusWriter;
   isLeader: () => boolean;
   published: () => PublishedState | undefined;
+  /** The API caller who deleted `Kind/name`, when the deletion was marked (DeletionNotes). */
+  deletedBy?: (key: string) => string | undefined;
   logger: Logger;
 }
 
@@ -75,7 +77,11 @@ export class LeaderDuties {
     }
     // Leadership may have moved while restoring: the new leader records, not us.
     if (!this.deps.isLeader()) return;
-    const recorded = await this.deps.auditor.record(acceptedObjects(state.snapshot), KUBERNETES_CALLER);
+    const recorded = await this.deps.auditor.record(
+      acceptedObjects(state.snapshot),
+      KUBERNETES_CALLER,
+      this.deps.deletedBy,
+    );
     if (recorded > 0) this.deps.logger.info({ audited_changes: recorded }, 'configuration changes audited');
     const pass = await this.deps.statusWriter.sync(state.rawByKind, state.snapshot, state.problems);
     if (pass.failed > 0) throw new Error(`${pass.failed} status write(s) failed`);

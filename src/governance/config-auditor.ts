@@ -58,8 +58,12 @@ export class ConfigAuditor {
    * Appends the events that lead from the audited state to `objects`; the state moves
    * only once all of them are stored. Rejects (fail-closed) when the log is unavailable.
    */
-  async record(objects: readonly ConfigObject[], fallbackCaller: string): Promise<number> {
-    const changes = configChanges([...this.audited.values()], objects, fallbackCaller);
+  async record(
+    objects: readonly ConfigObject[],
+    fallbackCaller: string,
+    deletedBy?: (key: string) => string | undefined,
+  ): Promise<number> {
+    const changes = configChanges([...this.audited.values()], objects, fallbackCaller, deletedBy);
     const timestamp = this.clock().toISOString();
     // A window at a time, in order: group commit stores each window in one write (21,000
     // objects at first start took 40 s of fsyncs one by one), while no append waits in a

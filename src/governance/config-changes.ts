@@ -67,6 +67,7 @@ export function configChanges(
   before: readonly ConfigObject[],
   after: readonly ConfigObject[],
   fallbackCaller: string,
+  deletedBy: (key: string) => string | undefined = () => undefined,
 ): ConfigChange[] {
   const old = new Map(before.map((o) => [objectKey(o), o]));
   const next = new Map(after.map((o) => [objectKey(o), o]));
@@ -77,7 +78,7 @@ export function configChanges(
     changes.push(...changesOf(previous, object, changedBy(object, fallbackCaller)));
   }
   for (const [key, object] of [...old].sort(([a], [b]) => a.localeCompare(b))) {
-    if (!next.has(key)) changes.push(...changesOf(object, undefined, fallbackCaller));
+    if (!next.has(key)) changes.push(...changesOf(object, undefined, deletedBy(key) ?? fallbackCaller));
   }
   return changes;
 }

@@ -11,6 +11,14 @@ import type {
 
 /** Annotation recording who last changed an object through the API. */
 export const CHANGED_BY_ANNOTATION = 'governance.arbiter.dev/changed-by';
+/**
+ * Annotations the API sets on an object just before deleting it (a revoke that empties an
+ * ActorGrant), so the deletion is audited with its caller: the final state in the watch's
+ * delete event carries them. The time keeps a stale pair (a delete that then failed)
+ * from being credited with a later kubectl delete.
+ */
+export const DELETED_BY_ANNOTATION = 'governance.arbiter.dev/deleted-by';
+export const DELETED_AT_ANNOTATION = 'governance.arbiter.dev/deleted-at';
 
 export interface Written<T> {
   object: T;

@@ -179,6 +179,15 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     expect(revoked.status, JSON.stringify(revoked.body)).toBeLessThan(300);
     expect((await read('ActorGrant', grantName)).status).toBe(404);
     expect(await outcomeOf(arbiter, 'agent-9', 'db.query_rows')).toBe('DENY');
+    // The revoke deleted the emptied object; its audit event still names the API caller.
+    const audited = await eventually('the revocation in the audit log', async () => {
+      const log = await api('GET', '/audit/log?event_type=actor.grant.revoked&actor_id=agent-9');
+      return log.body.entries?.[0];
+    });
+    expect(audited.value).toMatchObject({
+      capability: 'db.query_rows',
+      data: { change: 'deleted', changed_by: 'admin', kind: 'ActorGrant', name: grantName },
+    });
   });
 
   it('survives an API server restart: decisions keep flowing, then it resyncs', async () => {
