@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../audit/chain.js';
+import { specFingerprint } from '../index/index.js';
 import {
   objectKey,
   type ActorGrantObject,
@@ -52,7 +52,7 @@ const EVENT_TYPE_OF: Record<'Capability' | 'Policy', Record<Change, EventType>> 
 export function fingerprintOf(object: ConfigObject): string {
   const { uid, generation } = object.metadata;
   if (uid && generation !== undefined) return `${uid}/${generation}`;
-  return createHash('sha256').update(canonicalJson(object.spec), 'utf8').digest('hex');
+  return specFingerprint(object.spec);
 }
 
 function changedBy(object: ConfigObject, fallback: string): string {

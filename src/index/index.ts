@@ -25,3 +25,4 @@ export {
 export { CONDITION_VARIABLES } from './condition-identifiers.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
+export { specFingerprint } from './fingerprint.js';
