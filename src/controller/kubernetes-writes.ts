@@ -179,7 +179,7 @@ export class KubernetesWrites implements ConfigWriter {
       try {
         if (next === undefined) return current;
         if (next === 'delete') {
-          await this.deleteAs(kind, current, caller);
+          await this.deleteAs(kind, name, current, caller);
           return undefined;
         }
         const checked = validateConfigObject(next);
@@ -198,8 +198,12 @@ export class KubernetesWrites implements ConfigWriter {
    * Records the caller on the object, then deletes exactly that version: the watch's
    * delete event carries the annotations to the leader, which audits the deletion.
    */
-  private async deleteAs(kind: Kind, current: RawObject | undefined, caller: string): Promise<void> {
-    const name = current?.metadata?.name ?? '';
+  private async deleteAs(
+    kind: Kind,
+    name: string,
+    current: RawObject | undefined,
+    caller: string,
+  ): Promise<void> {
     if (!current) return this.deps.objects.delete(kind, name, undefined);
     const annotations = {
       ...current.metadata?.annotations,
