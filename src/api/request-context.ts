@@ -12,7 +12,8 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** What a caller's X-Request-ID must look like to be kept (else a UUID replaces it). */
+export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Gives every request an id (the caller's X-Request-ID when sane) and a child logger bound to it. */
 export function requestContext(logger: Logger, metrics: Metrics): RequestHandler {
