@@ -250,11 +250,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       });
       apiserver = started;
       processes.push(started);
+      // Ready, and the bootstrap controller has created the default namespace, which
+      // /readyz does not wait for (seen missing right after a fast first start).
       await waitUntil(`kube-apiserver ${url}/readyz`, started, readyTimeoutMs, async () => {
-        const res = await kubeRequest({ url, caCert, token: adminToken }, 'GET', '/readyz', {
-          timeoutMs: 2_000,
-        });
-        return res.status === 200;
+        const get = (path: string) =>
+          kubeRequest({ url, caCert, token: adminToken }, 'GET', path, { timeoutMs: 2_000 });
+        return (
+          (await get('/readyz')).status === 200 && (await get('/api/v1/namespaces/default')).status === 200
+        );
       });
     };
 
