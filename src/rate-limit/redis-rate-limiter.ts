@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import type { RateLimiter, RateLimitRequest } from '../engine/index.js';
 import { ArbiterError } from '../model/index.js';
@@ -49,6 +50,10 @@ export class RedisRateLimiter implements RateLimiter {
 
   async admit(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
     try {
+      // A connection still being made (just started, or reconnecting) is waited for within
+      // the bound, rather than failing every admission until it is up.
+      if (this.redis.status !== 'ready')
+        await once(this.redis, 'ready', { signal: AbortSignal.timeout(this.options.timeoutMs) });
       const [admitted, remaining] = (await this.redis.eval(
         ADMIT_SCRIPT,
         1,

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisRateLimiter } from '../../src/rate-limit/redis-rate-limiter.js';
+import { startRedisServer, type RedisServer } from '../env/redis-server.js';
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis.dispose();
+});
+
+const request = { key: 'agent-1|db.query', maxRequests: 2, windowSeconds: 60 };
+
+describe('RedisRateLimiter', () => {
+  it('admits on a connection still being made (the first proposal after start)', async () => {
+    const limiter = new RedisRateLimiter({ url: redis.url, timeoutMs: 2_000, keyPrefix: 'connect-test:' });
+    try {
+      // Called at once: the connection is not up yet.
+      expect(await limiter.admit(request)).toEqual({ admitted: true, remaining: 1 });
+      expect(await limiter.admit(request)).toEqual({ admitted: true, remaining: 0 });
+      expect(await limiter.admit(request)).toEqual({ admitted: false, remaining: 0 });
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('fails closed within its bound when Redis does not come', async () => {
+    const limiter = new RedisRateLimiter({ url: 'redis://127.0.0.1:1', timeoutMs: 300 });
+    try {
+      const started = Date.now();
+      await expect(limiter.admit(request)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await limiter.close();
+    }
+  });
+});
