@@ -185,6 +185,7 @@ function addKubernetesRules(kind: Kind, spec: Schema): Schema {
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['capability'],
       };
+      properties.actor = withSubjectRule(properties.actor!);
       return {
         ...spec,
         'x-kubernetes-validations': [
@@ -194,6 +195,22 @@ function addKubernetesRules(kind: Kind, spec: Schema): Schema {
     case 'Policy':
       return spec;
   }
+}
+
+/** A ServiceAccount subject names its namespace, a User none (the controller checks it too). */
+function withSubjectRule(actor: Schema): Schema {
+  const properties = actor.properties as Record<string, Schema>;
+  const subjects = properties.subjects!;
+  const items: Schema = {
+    ...(subjects.items as Schema),
+    'x-kubernetes-validations': [
+      {
+        rule: "self.kind == 'ServiceAccount' ? has(self.__namespace__) : !has(self.__namespace__)",
+        message: 'a ServiceAccount subject needs its namespace; a User subject has none',
+      },
+    ],
+  };
+  return { ...actor, properties: { ...properties, subjects: { ...subjects, items } } };
 }
 
 /** The Kubernetes-only keys added to the spec schemas; everything else is the source schema. */

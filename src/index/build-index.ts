@@ -8,6 +8,7 @@ import {
 import { ArtefactCache } from './artefact-cache.js';
 import { indexCapabilities } from './index-capabilities.js';
 import { indexGrants } from './index-grants.js';
+import { indexIdentities } from './index-identities.js';
 import { indexPolicies } from './index-policies.js';
 import { IndexSnapshot } from './index-snapshot.js';
 import { ObjectStatuses } from './object-statuses.js';
@@ -37,7 +38,9 @@ export function buildIndex(objects: readonly ConfigObject[], options: BuildIndex
     statuses,
     isCapability,
   );
-  const grantsByActor = indexGrants(ofKind<ActorGrantObject>(unique, 'ActorGrant'), statuses, isCapability);
+  const actorGrants = ofKind<ActorGrantObject>(unique, 'ActorGrant');
+  const identities = indexIdentities(actorGrants);
+  const grantsByActor = indexGrants(actorGrants, statuses, isCapability, identities.conflicts);
   cache.releaseUnused();
   const sortedStatuses = new Map([...statuses.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const snapshot = new IndexSnapshot({
@@ -46,6 +49,7 @@ export function buildIndex(objects: readonly ConfigObject[], options: BuildIndex
     rules,
     policies,
     grantsByActor,
+    identities: identities.bindings,
     statuses: sortedStatuses,
   });
   artefactsOf.set(snapshot, cache);

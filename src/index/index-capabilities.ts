@@ -3,6 +3,7 @@ import type { ArtefactCache } from './artefact-cache.js';
 import { compileParameterSchema, type SchemaCompileResult } from './compile-parameter-schema.js';
 import type { IndexedCapability } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
+import { olderFirst } from './older-first.js';
 
 /**
  * Capabilities by spec.name. An invalid parameter schema keeps the object out; of two
@@ -48,16 +49,4 @@ export function indexCapabilities(
     });
   }
   return byName;
-}
-
-/** Objects without a (valid) creationTimestamp count as the newest. */
-function olderFirst(a: CapabilityObject, b: CapabilityObject): number {
-  const diff = createdMs(a) - createdMs(b);
-  if (diff !== 0 && !Number.isNaN(diff)) return diff;
-  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
-}
-
-function createdMs(object: CapabilityObject): number {
-  const ms = Date.parse(object.metadata.creationTimestamp ?? '');
-  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
 }

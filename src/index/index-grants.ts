@@ -12,10 +12,17 @@ export function indexGrants(
   objects: readonly ActorGrantObject[],
   statuses: ObjectStatuses,
   isCapability: (name: string) => boolean,
+  /** ActorGrants that lost an identity conflict (indexIdentities): not used, Conflict. */
+  conflicts: ReadonlyMap<string, string> = new Map(),
 ): Map<string, IndexedGrant[]> {
   const byActor = new Map<string, IndexedGrant[]>();
   const sorted = [...objects].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   for (const object of sorted) {
+    const conflict = conflicts.get(object.metadata.name);
+    if (conflict !== undefined) {
+      statuses.set(object, 'Conflict', `${conflict}; this ActorGrant is not used until that is resolved`);
+      continue;
+    }
     const actorId = object.spec.actor.id;
     const list = byActor.get(actorId) ?? [];
     byActor.set(actorId, list);

@@ -1,4 +1,5 @@
 import type { ConfigObject, Kind, ObjectStatus } from '../model/index.js';
+import type { IdentityBinding } from './index-identities.js';
 import type {
   CompiledRule,
   IndexCounts,
@@ -15,6 +16,8 @@ export interface SnapshotParts {
   rules: ReadonlyMap<string, readonly CompiledRule[]>;
   policies: ReadonlyMap<string, IndexedPolicy>;
   grantsByActor: ReadonlyMap<string, readonly IndexedGrant[]>;
+  /** Kubernetes identities bound to actors, by username. */
+  identities: ReadonlyMap<string, IdentityBinding>;
   statuses: ReadonlyMap<string, StatusEntry>;
 }
 
@@ -81,6 +84,16 @@ export class IndexSnapshot {
   /** Ids of the actors that hold at least one grant, sorted. */
   actors(): readonly string[] {
     return [...this.parts.grantsByActor.keys()];
+  }
+
+  /** The actor a Kubernetes username is bound to (ActorGrant spec.actor.subjects), if any. */
+  actorOfIdentity(username: string): IdentityBinding | undefined {
+    return this.parts.identities.get(username);
+  }
+
+  /** Every bound username, sorted. */
+  boundIdentities(): readonly string[] {
+    return [...this.parts.identities.keys()].sort(compare);
   }
 
   status(kind: Kind, name: string): ObjectStatus | undefined {

@@ -26,3 +26,4 @@ export { CONDITION_VARIABLES } from './condition-identifiers.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
 export { specFingerprint } from './fingerprint.js';
+export type { IdentityBinding } from './index-identities.js';

@@ -146,3 +146,40 @@ describe('validateConfigObject: grants keyed by capability', () => {
     );
   });
 });
+
+describe('validateConfigObject: actor subjects', () => {
+  const withSubjects = (subjects: unknown) => ({
+    apiVersion: 'governance.arbiter.dev/v1alpha1',
+    kind: 'ActorGrant',
+    metadata: { name: 'bound' },
+    spec: { actor: { id: 'a', subjects }, grants: [] },
+  });
+
+  it('accepts ServiceAccounts with a namespace and users without one', () => {
+    expect(
+      errorsOf(
+        withSubjects([
+          { kind: 'ServiceAccount', namespace: 'agents', name: 'planner' },
+          { kind: 'User', name: 'alice@example.com' },
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('names the subject that breaks RBAC shape', () => {
+    expect(
+      errorsOf(
+        withSubjects([
+          { kind: 'ServiceAccount', name: 'planner' },
+          { kind: 'User', name: 'alice', namespace: 'x' },
+        ]),
+      ),
+    ).toEqual([
+      'spec.actor.subjects[0].namespace: a ServiceAccount subject needs its namespace',
+      'spec.actor.subjects[1].namespace: a User subject has no namespace',
+    ]);
+    expect(errorsOf(withSubjects([{ kind: 'Group', name: 'devs' }]))[0]).toMatch(
+      /spec\.actor\.subjects\/0\/kind|spec\.actor\.subjects\[0\]\.kind/,
+    );
+  });
+});

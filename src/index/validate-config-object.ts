@@ -90,7 +90,22 @@ function metadataErrors(metadata: unknown): string[] {
 function specErrors(kind: Kind, spec: unknown): string[] {
   const validate = validateSpec[kind];
   if (!validate(spec)) return (validate.errors ?? []).map((e) => ajvErrorText(e, 'spec'));
-  return kind === 'ActorGrant' ? duplicateGrantErrors(spec as ActorGrantSpec) : [];
+  if (kind !== 'ActorGrant') return [];
+  const grantSpec = spec as ActorGrantSpec;
+  return [...duplicateGrantErrors(grantSpec), ...subjectErrors(grantSpec)];
+}
+
+/** RBAC's rule, which the schema alone cannot say: a ServiceAccount has a namespace, a User none. */
+function subjectErrors(spec: ActorGrantSpec): string[] {
+  const errors: string[] = [];
+  for (const [index, subject] of (spec.actor.subjects ?? []).entries()) {
+    const path = `spec.actor.subjects[${index}]`;
+    if (subject.kind === 'ServiceAccount' && subject.namespace === undefined)
+      errors.push(`${path}.namespace: a ServiceAccount subject needs its namespace`);
+    if (subject.kind === 'User' && subject.namespace !== undefined)
+      errors.push(`${path}.namespace: a User subject has no namespace`);
+  }
+  return errors;
 }
 
 /** The CRD lists grants as a map keyed by capability; JSON Schema cannot say so, so check here. */

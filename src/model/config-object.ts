@@ -1,4 +1,4 @@
-import type { ActorType, Outcome, RiskLevel } from './vocabulary.js';
+import type { ActorType, Outcome, RiskLevel, SubjectKind } from './vocabulary.js';
 
 /**
  * The three configuration kinds, in the form the CRDs hold (camelCase spec fields).
@@ -65,8 +65,15 @@ export interface GrantSpec {
   constraints?: GrantConstraints;
 }
 
+/** RBAC's subject shape; a ServiceAccount has a namespace, a User has none. */
+export interface ActorSubject {
+  kind: SubjectKind;
+  name: string;
+  namespace?: string;
+}
+
 export interface ActorGrantSpec {
-  actor: { id: string; type?: ActorType };
+  actor: { id: string; type?: ActorType; subjects?: ActorSubject[] };
   grants: GrantSpec[];
 }
 

@@ -4,3 +4,4 @@ export * from './object-status.js';
 export * from './proposal.js';
 export * from './errors.js';
 export * from './spec-schemas.js';
+export * from './subject-username.js';

@@ -4,6 +4,7 @@ import {
   CAPABILITY_NAME_PATTERN,
   OUTCOMES,
   RISK_LEVELS,
+  SUBJECT_KINDS,
 } from './vocabulary.js';
 
 /**
@@ -85,6 +86,26 @@ export const grantConstraintsSchema = {
   },
 } as const;
 
+/**
+ * A Kubernetes identity bound to the actor (RBAC's subject shape): its API requests are
+ * governed as the actor's proposals, and its ServiceAccount token authenticates as it.
+ */
+export const actorSubjectSchema = {
+  type: 'object',
+  required: ['kind', 'name'],
+  additionalProperties: false,
+  properties: {
+    kind: { type: 'string', enum: [...SUBJECT_KINDS] },
+    name: { type: 'string', minLength: 1, maxLength: 253 },
+    namespace: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 63,
+      description: "The ServiceAccount's namespace (ServiceAccount only).",
+    },
+  },
+} as const;
+
 export const actorGrantSpecSchema = {
   type: 'object',
   required: ['actor', 'grants'],
@@ -97,6 +118,7 @@ export const actorGrantSpecSchema = {
       properties: {
         id: { type: 'string', minLength: 1, maxLength: 256 },
         type: { type: 'string', enum: [...ACTOR_TYPES] },
+        subjects: { type: 'array', maxItems: 64, items: actorSubjectSchema },
       },
     },
     grants: {

@@ -6,6 +6,10 @@ export type RiskLevel = (typeof RISK_LEVELS)[number];
 export const ACTOR_TYPES = ['ai-agent', 'ai-copilot', 'automation', 'human'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
+/** Kinds of Kubernetes identities an ActorGrant may bind to its actor (RBAC subjects). */
+export const SUBJECT_KINDS = ['ServiceAccount', 'User'] as const;
+export type SubjectKind = (typeof SUBJECT_KINDS)[number];
+
 export const OUTCOMES = ['ALLOW', 'DENY', 'ESCALATE', 'REQUIRE_CONFIRMATION'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 

@@ -1,0 +1,55 @@
+import { subjectUsername, type ActorGrantObject, type ActorType } from '../model/index.js';
+import { olderFirst } from './older-first.js';
+
+/** A Kubernetes identity bound to an actor by an ActorGrant's spec.actor.subjects. */
+export interface IdentityBinding {
+  readonly username: string;
+  readonly actorId: string;
+  /** The binding ActorGrant's spec.actor.type, when it names one. */
+  readonly actorType: ActorType | undefined;
+  /** The ActorGrant that binds it. */
+  readonly source: string;
+}
+
+export interface IndexedIdentities {
+  /** By username (`system:serviceaccount:<ns>:<name>` or a user's name). */
+  bindings: Map<string, IdentityBinding>;
+  /** ActorGrants that bind an identity already bound to another actor, with why. */
+  conflicts: Map<string, string>;
+}
+
+/**
+ * Binds identities to actors, older ActorGrant first (creationTimestamp, then name): one
+ * identity bound to two different actors is a conflict that the older ActorGrant wins;
+ * the newer one is not used at all (a half-used ActorGrant would grant less than it says).
+ */
+export function indexIdentities(objects: readonly ActorGrantObject[]): IndexedIdentities {
+  const bindings = new Map<string, IdentityBinding>();
+  const conflicts = new Map<string, string>();
+  for (const object of [...objects].sort(olderFirst)) {
+    const subjects = object.spec.actor.subjects ?? [];
+    if (subjects.length === 0) continue;
+    const actorId = object.spec.actor.id;
+    const usernames = subjects.map(subjectUsername);
+    const taken = usernames
+      .map((username) => bindings.get(username))
+      .find((held) => held !== undefined && held.actorId !== actorId);
+    if (taken) {
+      conflicts.set(
+        object.metadata.name,
+        `identity ${taken.username} is already bound to actor ${taken.actorId} by the older ActorGrant ${taken.source}`,
+      );
+      continue;
+    }
+    for (const username of usernames) {
+      if (bindings.has(username)) continue;
+      bindings.set(username, {
+        username,
+        actorId,
+        actorType: object.spec.actor.type,
+        source: object.metadata.name,
+      });
+    }
+  }
+  return { bindings, conflicts };
+}
