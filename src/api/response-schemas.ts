@@ -44,6 +44,16 @@ export const decisionRecordSchema = {
       properties: {
         status: { type: 'string', enum: ['not_required', 'pending', 'approved', 'denied', 'expired'] },
         expires_at: nullableString,
+        source: {
+          type: 'string',
+          enum: ['api', 'admission'],
+          description: 'Where the proposal came from: the HTTP API, or the admission webhook.',
+        },
+        kubernetes: {
+          type: ['object', 'null'],
+          description:
+            'For admission decisions: the Kubernetes request (uid, username, operation, group, version, resource, subresource, namespace, name).',
+        },
         reviews: { type: 'array', items: { type: 'object' } },
         execution: { type: ['object', 'null'] },
         hash: { type: 'string' },

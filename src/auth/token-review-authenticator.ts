@@ -40,9 +40,28 @@ const SERVICE_ACCOUNT_USER = /^system:serviceaccount:([^:]+):([^:]+)$/;
 /** ServiceAccount tokens are JWTs: three base64url segments. Anything else is not sent out. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
+/** `namespace/name` of the ServiceAccount a review authenticated, if it did. */
+function accountOf(result: TokenReviewResult): string | undefined {
+  if (!result.authenticated || result.username === undefined) return undefined;
+  const match = SERVICE_ACCOUNT_USER.exec(result.username);
+  return match ? serviceAccountKey(match[1]!, match[2]!) : undefined;
+}
+
 interface CachedResult {
-  principal: Principal | undefined;
+  /** `namespace/name` of the ServiceAccount the token authenticated as; undefined: not one. */
+  account: string | undefined;
   expiresAtMs: number;
+}
+
+/**
+ * The ServiceAccounts that may authenticate, by `namespace/name`: the keys file's, and in
+ * cluster mode those bound to actors by ActorGrants. Asked on every request, so a changed
+ * binding takes effect at once although reviews are cached.
+ */
+export interface ServiceAccountPrincipals {
+  /** How many there are; with none, tokens are not even sent to review. */
+  readonly size: number;
+  get(account: string): Principal | undefined;
 }
 
 /**
@@ -54,13 +73,13 @@ interface CachedResult {
  */
 export class TokenReviewAuthenticator {
   private readonly cache = new Map<string, CachedResult>();
-  private readonly inFlight = new Map<string, Promise<Principal | undefined>>();
+  private readonly inFlight = new Map<string, Promise<string | undefined>>();
   private readonly settings: TokenReviewSettings;
 
   constructor(
     private readonly review: TokenReviewer,
-    /** Principals by `namespace/name` (ApiKeyRegistry.serviceAccounts). */
-    private readonly serviceAccounts: ReadonlyMap<string, Principal>,
+    /** Principals by `namespace/name` (e.g. ApiKeyRegistry.serviceAccounts). */
+    private readonly serviceAccounts: ServiceAccountPrincipals,
     settings: Partial<TokenReviewSettings> = {},
     private readonly nowMs: () => number = Date.now,
   ) {
@@ -71,16 +90,17 @@ export class TokenReviewAuthenticator {
     if (this.serviceAccounts.size === 0 || !JWT_SHAPE.test(token)) return undefined;
     const digest = sha256Hex(token);
     const cached = this.cache.get(digest);
-    if (cached && cached.expiresAtMs > this.nowMs()) return cached.principal;
+    if (cached && cached.expiresAtMs > this.nowMs()) return this.principalOf(cached.account);
     if (cached) this.cache.delete(digest);
     // Concurrent requests with one token share one review.
-    const pending = this.inFlight.get(digest);
-    if (pending) return pending;
-    if (this.inFlight.size >= this.settings.maxInFlight)
-      throw new ArbiterError('UNAVAILABLE', 'too many ServiceAccount token reviews under way; retry');
-    const reviewed = this.reviewAndCache(token, digest).finally(() => this.inFlight.delete(digest));
-    this.inFlight.set(digest, reviewed);
-    return reviewed;
+    let pending = this.inFlight.get(digest);
+    if (!pending) {
+      if (this.inFlight.size >= this.settings.maxInFlight)
+        throw new ArbiterError('UNAVAILABLE', 'too many ServiceAccount token reviews under way; retry');
+      pending = this.reviewAndCache(token, digest).finally(() => this.inFlight.delete(digest));
+      this.inFlight.set(digest, pending);
+    }
+    return this.principalOf(await pending);
   }
 
   /** How many results are cached (for tests and bounds). */
@@ -88,12 +108,11 @@ export class TokenReviewAuthenticator {
     return this.cache.size;
   }
 
-  private async reviewAndCache(token: string, digest: string): Promise<Principal | undefined> {
-    const result = await this.reviewWithTimeout(token);
-    const principal = this.principalOf(result);
-    const ttlMs = principal ? this.settings.positiveTtlMs : this.settings.negativeTtlMs;
-    this.remember(digest, { principal, expiresAtMs: this.nowMs() + ttlMs });
-    return principal;
+  private async reviewAndCache(token: string, digest: string): Promise<string | undefined> {
+    const account = accountOf(await this.reviewWithTimeout(token));
+    const ttlMs = account ? this.settings.positiveTtlMs : this.settings.negativeTtlMs;
+    this.remember(digest, { account, expiresAtMs: this.nowMs() + ttlMs });
+    return account;
   }
 
   private async reviewWithTimeout(token: string): Promise<TokenReviewResult> {
@@ -127,11 +146,8 @@ export class TokenReviewAuthenticator {
     }
   }
 
-  private principalOf(result: TokenReviewResult): Principal | undefined {
-    if (!result.authenticated || result.username === undefined) return undefined;
-    const match = SERVICE_ACCOUNT_USER.exec(result.username);
-    if (!match) return undefined;
-    return this.serviceAccounts.get(serviceAccountKey(match[1]!, match[2]!));
+  private principalOf(account: string | undefined): Principal | undefined {
+    return account === undefined ? undefined : this.serviceAccounts.get(account);
   }
 
   private remember(digest: string, result: CachedResult): void {

@@ -19,6 +19,8 @@ export interface ConfigBackend {
   close(): Promise<void>;
   /** Whether this replica leads (writes status, audits config, checkpoints); always without a cluster. */
   isLeader(): boolean;
+  /** Leadership changes (cluster mode; never called without a cluster); returns unsubscribe. */
+  onLeadership(listener: (leading: boolean) => void): () => void;
   observe(metrics: Metrics): void;
 }
 
@@ -58,6 +60,7 @@ export function openConfigBackend(options: ServeOptions, deps: ConfigBackendDeps
     },
     close: () => config.close(),
     isLeader: () => true,
+    onLeadership: () => () => undefined,
     observe: () => undefined,
   };
 }
@@ -78,6 +81,7 @@ function kubernetesBackend(options: KubernetesOptions, deps: ConfigBackendDeps):
     start: () => config.start(),
     close: () => config.close(),
     isLeader: () => config.isLeader(),
+    onLeadership: (listener) => config.onLeadership(listener),
     observe: (metrics) => metrics.observeController(config),
   };
 }

@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../model/index.js';
+import { admissionOptions, type AdmissionFlags } from './admission-options.js';
+import type { AdmissionOptions } from '../admission/admission-settings.js';
 
 /** `arbiter serve` options; the only module besides main.ts that reads process.env. */
 export interface ServeOptions {
@@ -31,6 +33,8 @@ export interface KubernetesOptions {
   identity: string;
   /** ConfigMap (in the Lease's namespace) holding the audit chain checkpoints with --redis. */
   checkpointConfigMap: string;
+  /** The admission webhooks, served when --admission-service or --admission-url is given. */
+  admission: AdmissionOptions | undefined;
 }
 
 export const SERVE_HELP = `Usage: arbiter serve [options]
@@ -71,6 +75,29 @@ Options:
   --checkpoint-configmap N with --redis: the ConfigMap (in the Lease's namespace)
                            the leader checkpoints the audit chain into
                            (default: arbiter-audit-checkpoints)
+
+Admission webhooks (cluster mode; served when --admission-service or --admission-url is given):
+  --admission-service NS/NAME[:PORT]
+                           the Service the API server calls them through (port 443)
+  --admission-url URL      https://HOST:PORT of a controller outside the cluster (the
+                           serving certificate then names HOST)
+  --admission-port N       HTTPS port of the webhooks (default: 9443)
+  --admission-timeout S    the webhooks' timeoutSeconds, 1..30 (default: 5)
+  --admission-failure-policy P
+                           Fail or Ignore for the governance webhook (default: Fail on
+                           API servers >= 1.28, which send it only bound identities;
+                           Ignore before, where every request would depend on Arbiter)
+  --admission-cert-dir DIR tls.crt and tls.key from cert-manager instead of the
+                           certificates the leader makes (reloaded when they change)
+  --admission-inject-ca-from NS/CERTIFICATE
+                           with --admission-cert-dir: cert-manager's cainjector fills in
+                           the caBundle of the webhook configurations from this Certificate
+  --admission-cert-secret NAME
+                           the Secret (Lease namespace) of the generated CA and serving
+                           certificate (default: arbiter-admission-tls)
+  --admission-ca-validity S, --admission-cert-validity S
+                           lifetimes of the generated CA (default: 1 year) and serving
+                           certificate (default: 90 days); renewed at two thirds
   -h, --help               this help
 
 Environment: ARBITER_LOG_LEVEL sets the default of --log-level; POD_NAMESPACE and
@@ -159,6 +186,16 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'lease-namespace': { type: 'string' },
       identity: { type: 'string' },
       'checkpoint-configmap': { type: 'string' },
+      'admission-service': { type: 'string' },
+      'admission-url': { type: 'string' },
+      'admission-port': { type: 'string' },
+      'admission-timeout': { type: 'string' },
+      'admission-failure-policy': { type: 'string' },
+      'admission-cert-dir': { type: 'string' },
+      'admission-inject-ca-from': { type: 'string' },
+      'admission-cert-secret': { type: 'string' },
+      'admission-ca-validity': { type: 'string' },
+      'admission-cert-validity': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -199,8 +236,21 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
     verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
     redis: values.redis ? redisOptions(values.redis, values) : undefined,
-    kubernetes: inCluster ? kubernetesOptions(values, env) : undefined,
+    kubernetes: inCluster ? kubernetesOptions(values, env) : refuseAdmissionWithoutCluster(values),
   };
+}
+
+/** Returns nothing: the kubernetes options of a process without a cluster. */
+function refuseAdmissionWithoutCluster(values: AdmissionFlags): undefined {
+  const given = Object.entries(values).find(
+    ([flag, value]) => flag.startsWith('admission-') && value !== undefined,
+  );
+  if (given)
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--${given[0]} needs cluster mode (--kubernetes or --kubeconfig): the webhooks serve the Kubernetes API server`,
+    );
+  return undefined;
 }
 
 function kubernetesOptions(
@@ -210,10 +260,11 @@ function kubernetesOptions(
     'lease-namespace'?: string;
     identity?: string;
     'checkpoint-configmap'?: string;
-  },
+  } & AdmissionFlags,
   env: NodeJS.ProcessEnv,
 ): KubernetesOptions {
   return {
+    admission: admissionOptions(values),
     kubeconfig: values.kubeconfig,
     lease: {
       name: values['lease-name'] ?? 'arbiter-controller',

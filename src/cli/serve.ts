@@ -10,6 +10,9 @@ import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
+import { KubernetesRequestDecisions } from '../governance/kubernetes-request-decisions.js';
+import { openAdmission } from './admission.js';
+import { loadKubeConfig } from './kube-config.js';
 import { IndexStore } from '../index/index.js';
 import { openAuditBackend } from './audit-backend.js';
 import { openAuthenticator } from './authenticator.js';
@@ -24,13 +27,16 @@ export interface RunningServer {
   logger: Logger;
   /** Drains requests, then flushes and closes the audit log. */
   shutdown(reason: string): Promise<void>;
+  /** The admission webhooks' HTTPS port, when they are served. */
+  admissionPort(): number | undefined;
 }
 
 /** The composition root: the one place that builds clients and wires dependencies. */
 export async function startServer(options: ServeOptions, logger: Logger): Promise<RunningServer> {
   const clock = () => new Date();
   await mkdir(options.dataDir, { recursive: true });
-  const authenticator = await openAuthenticator(options, logger);
+  const index = new IndexStore();
+  const authenticator = await openAuthenticator(options, logger, index);
   const metrics = new Metrics();
   // Listen first: while the audit log and the configuration come up, probes and callers
   // get answers (alive, not ready, 503) instead of a closed port.
@@ -52,7 +58,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     return await startOnServer(
       options,
       logger,
-      { server, port, metrics, authenticator, clock },
+      { server, port, metrics, authenticator, clock, index },
       {
         setState: (state) => (startupState = state),
         serve: (app) => (handler = app),
@@ -70,6 +76,7 @@ interface Started {
   metrics: Metrics;
   authenticator: Awaited<ReturnType<typeof openAuthenticator>>;
   clock: () => Date;
+  index: IndexStore;
 }
 
 interface Startup {
@@ -80,7 +87,7 @@ interface Startup {
 async function startOnServer(
   options: ServeOptions,
   logger: Logger,
-  { server, port, metrics, authenticator, clock }: Started,
+  { server, port, metrics, authenticator, clock, index }: Started,
   startup: Startup,
 ): Promise<RunningServer> {
   // Leadership is known once the configuration backend exists; the audit log asks late.
@@ -106,7 +113,6 @@ async function startOnServer(
   }, options.verifyIntervalSeconds * 1000);
   verifier.unref();
 
-  const index = new IndexStore();
   index.onChange((snapshot) => {
     const { counts } = snapshot;
     metrics.indexObjects.set({ kind: 'Capability' }, counts.capabilities);
@@ -127,17 +133,45 @@ async function startOnServer(
     ? new RedisRateLimiter({ url: options.redis.url, timeoutMs: options.redis.appendTimeoutMs })
     : undefined;
   const limiter = redisLimiter ?? new MemoryRateLimiter();
+  const settings = resolveEngineSettings({
+    riskThreshold: options.riskThreshold,
+    defaultOutcome: options.defaultOutcome,
+  });
   const decisions = new DecisionService({
     index,
     audit,
     limiter,
-    settings: resolveEngineSettings({
-      riskThreshold: options.riskThreshold,
-      defaultOutcome: options.defaultOutcome,
-    }),
+    settings,
     clock,
     pendingTtlSeconds: options.pendingTtlSeconds,
   });
+  const admission = options.kubernetes?.admission
+    ? openAdmission({
+        options: options.kubernetes.admission,
+        kubeConfig: loadKubeConfig(options.kubernetes),
+        namespace: options.kubernetes.lease.namespace,
+        host: options.host,
+        index,
+        decisions: new KubernetesRequestDecisions({
+          index,
+          audit,
+          limiter,
+          settings,
+          clock,
+          recorder: decisions.recorder,
+        }),
+        ready: () => config.readiness.check().ready,
+        isLeader: () => config.isLeader(),
+        onLeadership: (listener) => config.onLeadership(listener),
+        metrics,
+        logger,
+        clock,
+      })
+    : undefined;
+  if (admission) {
+    startup.setState('starting the admission webhooks');
+    await admission.start();
+  }
   let draining = false;
   const shuttingDown = new AbortController();
   const app = createApp({
@@ -180,6 +214,8 @@ async function startOnServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearInterval(sweeper);
       clearTimeout(forced);
+      // Admission answers to the end: the API server keeps calling until this replica is gone.
+      await admission?.close();
       await config.close();
       await audit.close();
       await redisLimiter?.close();
@@ -187,7 +223,7 @@ async function startOnServer(
     })();
     return closing;
   };
-  return { server, port, logger, shutdown };
+  return { server, port, logger, shutdown, admissionPort: () => admission?.port() };
 }
 
 export async function serve(options: ServeOptions): Promise<void> {

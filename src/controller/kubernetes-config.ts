@@ -72,6 +72,7 @@ export class KubernetesConfig implements ConfigWriter {
   private readonly writes: KubernetesWrites;
   private readonly health: WatchHealth;
   private published: PublishedState | undefined;
+  private readonly leadershipListeners = new Set<(leading: boolean) => void>();
   private firstPublish: () => void = () => undefined;
   private readonly firstPublished = new Promise<void>((resolve) => (this.firstPublish = resolve));
 
@@ -127,8 +128,14 @@ export class KubernetesConfig implements ConfigWriter {
       deps.kubeConfig,
       { ...deps.lease, ...this.settings.lease },
       {
-        onStartedLeading: () => this.duties.startedLeading(),
-        onStoppedLeading: () => this.duties.stoppedLeading(),
+        onStartedLeading: () => {
+          this.duties.startedLeading();
+          this.notifyLeadership(true);
+        },
+        onStoppedLeading: () => {
+          this.duties.stoppedLeading();
+          this.notifyLeadership(false);
+        },
       },
       logger.child({ component: 'leader-election' }),
     );
@@ -170,6 +177,22 @@ export class KubernetesConfig implements ConfigWriter {
 
   isLeader(): boolean {
     return this.elector.isLeader();
+  }
+
+  /** Called when this replica gains (true) or loses (false) the lead; returns unsubscribe. */
+  onLeadership(listener: (leading: boolean) => void): () => void {
+    this.leadershipListeners.add(listener);
+    return () => this.leadershipListeners.delete(listener);
+  }
+
+  private notifyLeadership(leading: boolean): void {
+    for (const listener of this.leadershipListeners) {
+      try {
+        listener(leading);
+      } catch (err) {
+        this.deps.logger.error({ err }, 'a leadership listener failed');
+      }
+    }
   }
 
   /** Each kind's watch: broken now, and how often it restarted (for metrics). */

@@ -1,4 +1,4 @@
-import { isRejected, buildIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
+import { isRejected, previewIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
 import {
   CHANGED_BY_ANNOTATION,
   DELETED_AT_ANNOTATION,
@@ -140,12 +140,7 @@ export class KubernetesWrites implements ConfigWriter {
 
   /** Refuses what the index would mark unusable, with its reason (as embedded mode does). */
   private refuseRejected(candidate: ConfigObject): void {
-    const current = this.snapshot();
-    const key = objectKey(candidate);
-    const trial = buildIndex([...current.objects().filter((o) => objectKey(o) !== key), candidate], {
-      previous: current,
-    });
-    const status = trial.status(candidate.kind, candidate.metadata.name);
+    const status = previewIndex(this.snapshot(), candidate).status(candidate.kind, candidate.metadata.name);
     if (status && isRejected(status))
       throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
   }

@@ -15,6 +15,19 @@ describe('MemoryRateLimiter', () => {
     ]);
   });
 
+  it('peeks at what admit would answer without counting (dry runs)', () => {
+    const limiter = new MemoryRateLimiter();
+    expect(limiter.peek(limit, 0)).toEqual({ admitted: true, remaining: 2 });
+    for (let i = 0; i < 5; i++) limiter.peek(limit, 0);
+    expect(limiter.admit(limit, 0)).toEqual({ admitted: true, remaining: 2 });
+    limiter.admit(limit, 1000);
+    limiter.admit(limit, 2000);
+    expect(limiter.peek(limit, 9999)).toEqual({ admitted: false, remaining: 0 });
+    // The t=0 admission leaves the window at 10 s, for peek as for admit.
+    expect(limiter.peek(limit, 10_000)).toEqual({ admitted: true, remaining: 0 });
+    expect(limiter.admit(limit, 10_000).admitted).toBe(true);
+  });
+
   it('slides: each admission frees its slot exactly windowSeconds later', () => {
     const limiter = new MemoryRateLimiter();
     for (const t of [0, 4000, 8000]) limiter.admit(limit, t);

@@ -42,6 +42,15 @@ export class MemoryRateLimiter implements RateLimiter {
     return { admitted: true, remaining: request.maxRequests - used - 1 };
   }
 
+  peek(request: RateLimitRequest, nowMs: number): { admitted: boolean; remaining: number } {
+    const log = this.logs.get(request.key);
+    const cutoff = nowMs - request.windowSeconds * 1000;
+    const used = log ? log.times.slice(log.head).filter((t) => t > cutoff).length : 0;
+    return used >= request.maxRequests
+      ? { admitted: false, remaining: 0 }
+      : { admitted: true, remaining: request.maxRequests - used - 1 };
+  }
+
   /** Number of keys held; for tests and metrics. */
   get size(): number {
     return this.logs.size;

@@ -15,6 +15,8 @@ export type RateLimitAdmission = boolean | { admitted: boolean; remaining: numbe
  */
 export interface RateLimiter {
   admit(request: RateLimitRequest, nowMs: number): RateLimitAdmission | Promise<RateLimitAdmission>;
+  /** What admit would answer now, without counting anything (dry runs spend no budget). */
+  peek(request: RateLimitRequest, nowMs: number): RateLimitAdmission | Promise<RateLimitAdmission>;
 }
 
 /** The counter key of a grant rate limit; the limit values are not part of it, so editing them keeps the history. */

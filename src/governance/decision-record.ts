@@ -12,8 +12,32 @@ export interface DecisionData {
   confirmation_of?: string;
   /** ISO 8601; for ESCALATE and REQUIRE_CONFIRMATION, when a pending decision expires. */
   expires_at?: string;
+  /** Where the proposal came from; absent means the HTTP API. */
+  source?: 'admission';
+  /** The Kubernetes API request an admission decision governs. */
+  kubernetes?: KubernetesRequestData;
 }
 
+/** The Kubernetes request behind an admission decision, as the trail shows it. */
+export interface KubernetesRequestData {
+  /** AdmissionReview request.uid. */
+  uid: string;
+  username: string;
+  operation: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /**
+   * Identifies "the same request" for an approved retry: identity, target and object,
+   * without the fields that change on every try (resourceVersion, uid, status ...).
+   */
+  fingerprint: string;
+}
+
+/** confirmation_used: a token or, for a Kubernetes request, an approval was used by a later decision. */
 export type ReviewAction = 'approve' | 'deny' | 'expire' | 'confirmation_used';
 
 /** data of a governance.review audit entry. */

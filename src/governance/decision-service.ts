@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { canonicalJson } from '../audit/chain.js';
 import {
   completeDecision,
@@ -9,14 +9,8 @@ import {
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
 import { ArbiterError, type Decision, type EngineDecision, type Proposal } from '../model/index.js';
-import {
-  foldDecision,
-  type DecisionData,
-  type DecisionRecord,
-  type ExecutionData,
-  type ReviewAction,
-  type ReviewData,
-} from './decision-record.js';
+import { foldDecision, type DecisionRecord, type ExecutionData } from './decision-record.js';
+import { DecisionRecorder, linkedTo } from './decision-recorder.js';
 
 export interface DecisionServiceDeps {
   index: { current(): IndexSnapshot };
@@ -42,12 +36,18 @@ const TOKEN_PREFIX = 'ct_';
  * engine with the audit log; every decision is stored before it is returned (fail-closed).
  */
 export class DecisionService {
-  private readonly newId: () => string;
+  /** Writes decisions and reviews; the admission webhook's decisions share it. */
+  readonly recorder: DecisionRecorder;
   /** Tokens being redeemed in this process, so two concurrent proposals cannot both use one. */
   private readonly redeeming = new Set<string>();
 
   constructor(private readonly deps: DecisionServiceDeps) {
-    this.newId = deps.newId ?? randomUUID;
+    this.recorder = new DecisionRecorder({
+      audit: deps.audit,
+      clock: deps.clock,
+      pendingTtlSeconds: deps.pendingTtlSeconds,
+      newId: deps.newId ?? randomUUID,
+    });
   }
 
   async propose(proposal: Proposal, principal: string): Promise<Decision> {
@@ -58,14 +58,14 @@ export class DecisionService {
       : true;
     let decided = completeDecision(preliminary, admitted);
     const token = proposal.context?.confirmation_token;
-    if (token === undefined) return this.record(proposal, decided, principal, now);
+    if (token === undefined) return this.recorder.record(proposal, decided, principal, now);
     if (this.redeeming.has(token))
       throw new ArbiterError('CONFLICT', 'this confirmation token is being used by another request');
     this.redeeming.add(token);
     try {
       const confirmed = await this.redeem(token, proposal, decided, principal, now);
       decided = confirmed?.decided ?? decided;
-      return await this.record(proposal, decided, principal, now, confirmed?.of);
+      return await this.recorder.record(proposal, decided, principal, now, { confirmationOf: confirmed?.of });
     } finally {
       this.redeeming.delete(token);
     }
@@ -92,15 +92,19 @@ export class DecisionService {
       );
     }
     if (record.status === 'expired' && !record.reviews.some((r) => r.data.action === 'expire')) {
-      await this.appendReview(record, { action: 'expire', reviewer: 'arbiter' });
+      await this.recorder.appendReview(record, { action: 'expire', reviewer: 'arbiter' });
     }
     if (record.status !== 'pending')
       throw new ArbiterError('CONFLICT', `decision ${decisionId} is already ${record.status}`);
-    const issueToken = action === 'approve' && record.decision.outcome === 'REQUIRE_CONFIRMATION';
+    // An admission decision is used by retrying the same Kubernetes request, not by a token.
+    const issueToken =
+      action === 'approve' &&
+      record.decision.outcome === 'REQUIRE_CONFIRMATION' &&
+      record.data.source !== 'admission';
     const token = issueToken
       ? `${TOKEN_PREFIX}${decisionId}.${randomBytes(24).toString('base64url')}`
       : undefined;
-    await this.appendReview(record, {
+    await this.recorder.appendReview(record, {
       action,
       reviewer,
       ...(comment ? { comment } : {}),
@@ -123,60 +127,12 @@ export class DecisionService {
     const now = this.deps.clock();
     const data: ExecutionData = { ...report, completed_at: now.toISOString(), reporter };
     await this.deps.audit.append({
-      ...this.linkedTo(record.entry),
+      ...linkedTo(record.entry),
       event_type: 'governance.execution',
       timestamp: now.toISOString(),
       data: { ...data },
     });
     return this.get(decisionId);
-  }
-
-  private async record(
-    proposal: Proposal,
-    decided: EngineDecision,
-    principal: string,
-    now: Date,
-    confirmationOf?: string,
-  ): Promise<Decision> {
-    const decisionId = this.newId();
-    const timestamp = now.toISOString();
-    const needsReview = decided.outcome === 'ESCALATE' || decided.outcome === 'REQUIRE_CONFIRMATION';
-    const data: DecisionData = {
-      request: proposal,
-      evaluation: decided.evaluation,
-      decision: {
-        outcome: decided.outcome,
-        reason: decided.reason,
-        constraints: decided.constraints,
-        timestamp,
-      },
-      principal,
-      ...(confirmationOf ? { confirmation_of: confirmationOf } : {}),
-      ...(needsReview
-        ? { expires_at: new Date(now.getTime() + this.deps.pendingTtlSeconds * 1000).toISOString() }
-        : {}),
-    };
-    const entry = await this.deps.audit.append({
-      event_type: 'governance.decision',
-      timestamp,
-      actor_id: proposal.actor.id,
-      capability: proposal.action.capability,
-      outcome: decided.outcome,
-      risk_score: decided.risk_score,
-      decision_id: decisionId,
-      policies_evaluated: decided.evaluation.policies_evaluated,
-      policy_matched: decided.evaluation.policy_matched,
-      data: { ...data },
-    });
-    return {
-      decision_id: decisionId,
-      outcome: decided.outcome,
-      reason: decided.reason,
-      risk_score: decided.risk_score,
-      constraints: decided.constraints,
-      timestamp,
-      audit_ref: entry.id,
-    };
   }
 
   /**
@@ -208,33 +164,9 @@ export class DecisionService {
     }
     if (fingerprint(record.data.request) !== fingerprint(proposal)) throw invalid;
     if (decided.outcome !== 'REQUIRE_CONFIRMATION') return undefined;
-    await this.appendReview(record, { action: 'confirmation_used', reviewer: principal });
+    await this.recorder.appendReview(record, { action: 'confirmation_used', reviewer: principal });
     const reason = `confirmed by ${approval.data.reviewer} (decision ${decisionId}); ${decided.reason}`;
     return { of: decisionId, decided: { ...decided, outcome: 'ALLOW' as const, reason } };
-  }
-
-  private async appendReview(
-    record: DecisionRecord,
-    data: ReviewData & { action: ReviewAction },
-  ): Promise<AuditEntry> {
-    return this.deps.audit.append({
-      ...this.linkedTo(record.entry),
-      event_type: 'governance.review',
-      timestamp: this.deps.clock().toISOString(),
-      data: { ...data },
-    });
-  }
-
-  private linkedTo(entry: AuditEntry) {
-    return {
-      actor_id: entry.actor_id,
-      capability: entry.capability,
-      outcome: null,
-      risk_score: null,
-      decision_id: entry.decision_id,
-      policies_evaluated: [],
-      policy_matched: null,
-    };
   }
 }
 

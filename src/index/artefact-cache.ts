@@ -34,6 +34,11 @@ export class ArtefactCache {
     for (const [key, entry] of this.previous) if (this.entries.get(key) !== entry) entry.release?.();
   }
 
+  /** Frees what this build compiled itself: a trial build whose snapshot is thrown away. */
+  releaseFresh(): void {
+    for (const [key, entry] of this.entries) if (this.previous.get(key) !== entry) entry.release?.();
+  }
+
   private fresh<T>(fingerprint: string, value: T, release?: (value: T) => void): Entry {
     this.compiled += 1;
     return { fingerprint, value, ...(release ? { release: () => release(value) } : {}) };

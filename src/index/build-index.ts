@@ -18,6 +18,20 @@ export interface BuildIndexOptions {
   previous?: IndexSnapshot;
 }
 
+/**
+ * The index as it would be with `candidate` added or replacing its namesake, to learn the
+ * candidate's status before it is written (API writes, the admission webhook). `current`
+ * keeps serving: nothing it compiled is released, and what the trial compiled is.
+ */
+export function previewIndex(current: IndexSnapshot, candidate: ConfigObject): IndexSnapshot {
+  const key = objectKey(candidate);
+  const objects = [...current.objects().filter((o) => objectKey(o) !== key), candidate];
+  const cache = new ArtefactCache(artefactsOf.get(current));
+  const trial = assemble(objects, cache);
+  cache.releaseFresh();
+  return trial;
+}
+
 // Kept beside, not inside, the snapshot: the cache is a build detail, not part of its API.
 const artefactsOf = new WeakMap<IndexSnapshot, ArtefactCache>();
 
@@ -27,8 +41,15 @@ const artefactsOf = new WeakMap<IndexSnapshot, ArtefactCache>();
  * gets a Ready=False status instead.
  */
 export function buildIndex(objects: readonly ConfigObject[], options: BuildIndexOptions = {}): IndexSnapshot {
-  const unique = [...new Map(objects.map((o) => [objectKey(o), o])).values()];
   const cache = new ArtefactCache(options.previous ? artefactsOf.get(options.previous) : undefined);
+  const snapshot = assemble(objects, cache);
+  cache.releaseUnused();
+  artefactsOf.set(snapshot, cache);
+  return snapshot;
+}
+
+function assemble(objects: readonly ConfigObject[], cache: ArtefactCache): IndexSnapshot {
+  const unique = [...new Map(objects.map((o) => [objectKey(o), o])).values()];
   const statuses = new ObjectStatuses();
   const capabilities = indexCapabilities(ofKind<CapabilityObject>(unique, 'Capability'), cache, statuses);
   const isCapability = (name: string) => capabilities.has(name);
@@ -41,9 +62,8 @@ export function buildIndex(objects: readonly ConfigObject[], options: BuildIndex
   const actorGrants = ofKind<ActorGrantObject>(unique, 'ActorGrant');
   const identities = indexIdentities(actorGrants);
   const grantsByActor = indexGrants(actorGrants, statuses, isCapability, identities.conflicts);
-  cache.releaseUnused();
   const sortedStatuses = new Map([...statuses.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const snapshot = new IndexSnapshot({
+  return new IndexSnapshot({
     objects: Object.freeze(unique),
     capabilities,
     rules,
@@ -52,8 +72,6 @@ export function buildIndex(objects: readonly ConfigObject[], options: BuildIndex
     identities: identities.bindings,
     statuses: sortedStatuses,
   });
-  artefactsOf.set(snapshot, cache);
-  return snapshot;
 }
 
 /** How many artefacts the build of `snapshot` compiled rather than reused. */

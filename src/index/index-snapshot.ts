@@ -129,6 +129,7 @@ function countsOf(parts: SnapshotParts): IndexCounts {
     actorGrantObjects: parts.objects.filter((o) => o.kind === 'ActorGrant').length,
     grants,
     actors: parts.grantsByActor.size,
+    boundIdentities: parts.identities.size,
     notReady: [...parts.statuses.values()].filter((s) => !s.status.ready).length,
   };
 }

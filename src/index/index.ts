@@ -1,5 +1,5 @@
 export { validateConfigObject, type ValidationResult } from './validate-config-object.js';
-export { buildIndex, compiledArtefactCount, type BuildIndexOptions } from './build-index.js';
+export { buildIndex, compiledArtefactCount, previewIndex, type BuildIndexOptions } from './build-index.js';
 export { IndexSnapshot } from './index-snapshot.js';
 export { IndexStore, type IndexChangeListener } from './index-store.js';
 export type {

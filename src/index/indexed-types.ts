@@ -66,5 +66,7 @@ export interface IndexCounts {
   readonly actorGrantObjects: number;
   readonly grants: number;
   readonly actors: number;
+  /** Kubernetes identities bound to actors (ActorGrant spec.actor.subjects). */
+  readonly boundIdentities: number;
   readonly notReady: number;
 }

@@ -104,6 +104,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly admissionRequests = new Counter({
+    name: 'arbiter_admission_requests_total',
+    help:
+      'AdmissionReviews answered, by webhook (configuration, governance), operation and outcome ' +
+      '(a decision outcome, not_governed, allowed, refused or error)',
+    labelNames: ['webhook', 'operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly admissionSeconds = new Histogram({
+    name: 'arbiter_admission_duration_seconds',
+    help: 'Time to answer an AdmissionReview, from the body read to the answer',
+    labelNames: ['webhook'] as const,
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true)
       collectDefaultMetrics({ register: this.registry, prefix: 'arbiter_' });

@@ -24,6 +24,18 @@ redis.call('PEXPIRE', KEYS[1], windowMs)
 return {1, max - used - 1}
 `;
 
+/** ADMIT_SCRIPT's answer without writing anything (dry runs). */
+const PEEK_SCRIPT = `
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local used = redis.call('ZCOUNT', KEYS[1], '(' .. (nowMs - tonumber(ARGV[1])), '+inf')
+local max = tonumber(ARGV[2])
+if used >= max then
+  return {0, 0}
+end
+return {1, max - used - 1}
+`;
+
 export interface RedisRateLimiterOptions {
   url: string;
   keyPrefix?: string;
@@ -48,19 +60,31 @@ export class RedisRateLimiter implements RateLimiter {
     this.keyPrefix = options.keyPrefix ?? 'arbiter:{ratelimit}:';
   }
 
-  async admit(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
+  admit(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
+    return this.run(ADMIT_SCRIPT, request, randomUUID());
+  }
+
+  peek(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
+    return this.run(PEEK_SCRIPT, request);
+  }
+
+  private async run(
+    script: string,
+    request: RateLimitRequest,
+    ...extra: string[]
+  ): Promise<{ admitted: boolean; remaining: number }> {
     try {
       // A connection still being made (just started, or reconnecting) is waited for within
       // the bound, rather than failing every admission until it is up.
       if (this.redis.status !== 'ready')
         await once(this.redis, 'ready', { signal: AbortSignal.timeout(this.options.timeoutMs) });
       const [admitted, remaining] = (await this.redis.eval(
-        ADMIT_SCRIPT,
+        script,
         1,
         this.keyPrefix + request.key,
         String(request.windowSeconds * 1000),
         String(request.maxRequests),
-        randomUUID(),
+        ...extra,
       )) as [number, number];
       return { admitted: admitted === 1, remaining };
     } catch (err) {

@@ -25,6 +25,21 @@ describe('RedisRateLimiter', () => {
     }
   });
 
+  it('peeks without counting: a dry run spends no budget', async () => {
+    const limiter = new RedisRateLimiter({ url: redis.url, timeoutMs: 2_000, keyPrefix: 'peek-test:' });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await limiter.peek(request)).toEqual({ admitted: true, remaining: 1 });
+      expect(await limiter.admit(request)).toEqual({ admitted: true, remaining: 1 });
+      expect(await limiter.peek(request)).toEqual({ admitted: true, remaining: 0 });
+      expect(await limiter.admit(request)).toEqual({ admitted: true, remaining: 0 });
+      expect(await limiter.peek(request)).toEqual({ admitted: false, remaining: 0 });
+      expect(await limiter.admit(request)).toEqual({ admitted: false, remaining: 0 });
+    } finally {
+      await limiter.close();
+    }
+  });
+
   it('fails closed within its bound when Redis does not come', async () => {
     const limiter = new RedisRateLimiter({ url: 'redis://127.0.0.1:1', timeoutMs: 300 });
     try {

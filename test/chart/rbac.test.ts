@@ -1,8 +1,15 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import {
+  CONFIGURATION_WEBHOOK_CONFIGURATION,
+  DEFAULT_CERT_SECRET_NAME,
+  GOVERNANCE_WEBHOOK_CONFIGURATION,
+} from '../../src/admission/admission-settings.js';
+import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
+import type { ControlPlane, KubeResponse } from '../env/kube-apiserver.js';
 import { CHART_DIR, REPO, renderChart, type KubeObject } from './support/render-chart.js';
 
 /** The least-privilege RBAC the operator tests run the controller with (test/operator). */
@@ -82,4 +89,187 @@ describe('the chart RBAC', () => {
     for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'])
       expect(chart.all(kind)).toEqual([]);
   });
+
+  it("names exactly the server's webhook configurations and Secret", async () => {
+    const deploy = (await deployRbac()).objects;
+    const named = (kind: string, resource: string) =>
+      only(deploy, kind)
+        .rules.filter((rule: Rule) => rule.resources.includes(resource) && rule.resourceNames)
+        .flatMap((rule: Rule) => rule.resourceNames);
+    expect(named('ClusterRole', 'validatingwebhookconfigurations').sort()).toEqual(
+      [CONFIGURATION_WEBHOOK_CONFIGURATION, GOVERNANCE_WEBHOOK_CONFIGURATION].sort(),
+    );
+    expect(named('Role', 'secrets')).toEqual([DEFAULT_CERT_SECRET_NAME]);
+  });
+
+  it('follows the admission values: the Secret renamed, no Secret rules with cert-manager, no admission rules when off', async () => {
+    const deploy = (await deployRbac()).objects;
+    const clusterRules: Rule[] = only(deploy, 'ClusterRole').rules;
+    const roleRules: Rule[] = only(deploy, 'Role').rules;
+    const isWebhookRule = (rule: Rule) => rule.resources.includes('validatingwebhookconfigurations');
+    const isSecretRule = (rule: Rule) => rule.resources.includes('secrets');
+
+    const renamed = await renderChart({ values: { admission: { certSecretName: 'webhook-serving' } } });
+    expect(renamed.one('ClusterRole').rules).toEqual(clusterRules);
+    expect(renamed.one('Role').rules).toEqual(
+      roleRules.map((rule) =>
+        rule.resourceNames?.includes(DEFAULT_CERT_SECRET_NAME)
+          ? { ...rule, resourceNames: ['webhook-serving'] }
+          : rule,
+      ),
+    );
+
+    const certManager = await renderChart({ values: { admission: { certManager: { enabled: true } } } });
+    expect(certManager.one('ClusterRole').rules).toEqual(clusterRules);
+    expect(certManager.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
+
+    const off = await renderChart({ values: { admission: { enabled: false } } });
+    expect(off.one('ClusterRole').rules).toEqual(clusterRules.filter((rule) => !isWebhookRule(rule)));
+    expect(off.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
+  });
+});
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+  verbs: string[];
+}
+
+const WEBHOOKS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+
+/** Creates the chart's ServiceAccount and RBAC objects for real. */
+async function installRbac(controlPlane: ControlPlane, objects: KubeObject[]): Promise<void> {
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  const paths: Record<string, (namespace: string) => string> = {
+    ServiceAccount: (ns) => `/api/v1/namespaces/${ns}/serviceaccounts`,
+    ClusterRole: () => `${rbac}/clusterroles`,
+    ClusterRoleBinding: () => `${rbac}/clusterrolebindings`,
+    Role: (ns) => `${rbac}/namespaces/${ns}/roles`,
+    RoleBinding: (ns) => `${rbac}/namespaces/${ns}/rolebindings`,
+  };
+  for (const object of objects) {
+    const path = paths[object.kind]?.(object.metadata.namespace ?? '');
+    if (!path) continue;
+    const res = await controlPlane.request('POST', path, { body: object });
+    expect(res.status, `${object.kind} ${object.metadata.name}: ${res.text}`).toBe(201);
+  }
+}
+
+describeWithControlPlane("the chart's admission RBAC on a real API server", (controlPlane) => {
+  const releases = [
+    // Release names differ: the ClusterRoles are cluster-wide.
+    { release: 'arbiter', namespace: 'arbiter-system', values: {}, secret: DEFAULT_CERT_SECRET_NAME },
+    {
+      release: 'gov',
+      namespace: 'governance',
+      values: { admission: { certSecretName: 'webhook-serving' } },
+      secret: 'webhook-serving',
+    },
+  ];
+  const serviceAccount: Record<string, string> = {};
+
+  beforeAll(async () => {
+    for (const { release, namespace, values } of releases) {
+      const created = await controlPlane().request('POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+      });
+      expect(created.status, created.text).toBe(201);
+      const chart = await renderChart({ name: release, namespace, values });
+      await installRbac(controlPlane(), chart.objects);
+      serviceAccount[namespace] =
+        `system:serviceaccount:${namespace}:${chart.one('ServiceAccount').metadata.name}`;
+    }
+  });
+
+  /** A request as the chart's ServiceAccount of `namespace` (impersonated, so its RBAC applies). */
+  const as =
+    (namespace: string) =>
+    (method: string, path: string, body?: unknown): Promise<KubeResponse> =>
+      controlPlane().request(method, path, {
+        body,
+        headers: { 'Impersonate-User': serviceAccount[namespace]! },
+      });
+  const admin = (method: string, path: string, body?: unknown) =>
+    controlPlane().request(method, path, { body });
+  const webhookConfiguration = (name: string) => ({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    // No webhooks: nothing in the test cluster is intercepted.
+    webhooks: [],
+  });
+
+  it("may create, read, update and delete Arbiter's two webhook configurations, and no one else's", async () => {
+    const controller = as('arbiter-system');
+    for (const name of [CONFIGURATION_WEBHOOK_CONFIGURATION, GOVERNANCE_WEBHOOK_CONFIGURATION]) {
+      const created = await controller('POST', WEBHOOKS, webhookConfiguration(name));
+      expect(created.status, created.text).toBe(201);
+      const read = await controller('GET', `${WEBHOOKS}/${name}`);
+      expect(read.status, read.text).toBe(200);
+      const updated = await controller('PUT', `${WEBHOOKS}/${name}`, {
+        ...(read.body as object),
+        metadata: {
+          ...(read.body as KubeObject).metadata,
+          labels: { 'app.kubernetes.io/managed-by': 'arbiter' },
+        },
+      });
+      expect(updated.status, updated.text).toBe(200);
+      const patched = await controller('PATCH', `${WEBHOOKS}/${name}`, {
+        metadata: { annotations: { a: 'b' } },
+      });
+      expect(patched.status, patched.text).toBe(200);
+    }
+    expect((await controller('DELETE', `${WEBHOOKS}/${GOVERNANCE_WEBHOOK_CONFIGURATION}`)).status).toBe(200);
+
+    // Someone else's configuration: out of reach, except that `create` cannot be limited by name.
+    expect((await admin('POST', WEBHOOKS, webhookConfiguration('someone-elses'))).status).toBe(201);
+    for (const [method, body] of [
+      ['GET'],
+      ['PATCH', { metadata: { labels: { x: 'y' } } }],
+      ['DELETE'],
+    ] as const) {
+      const res = await controller(method, `${WEBHOOKS}/someone-elses`, body);
+      expect(res.status, `${method}: ${res.text}`).toBe(403);
+    }
+    expect((await controller('GET', WEBHOOKS)).status).toBe(403); // no list
+  });
+
+  for (const { namespace, secret } of releases) {
+    it(`may create, read and update the certificate Secret ${secret} in ${namespace}, and no other Secret`, async () => {
+      const controller = as(namespace);
+      const secrets = `/api/v1/namespaces/${namespace}/secrets`;
+      const body = (name: string) => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        type: 'Opaque',
+        stringData: { 'ca.crt': 'x' },
+      });
+      const created = await controller('POST', secrets, body(secret));
+      expect(created.status, created.text).toBe(201);
+      const read = await controller('GET', `${secrets}/${secret}`);
+      expect(read.status, read.text).toBe(200);
+      const updated = await controller('PUT', `${secrets}/${secret}`, {
+        ...body(secret),
+        metadata: (read.body as KubeObject).metadata,
+      });
+      expect(updated.status, updated.text).toBe(200);
+      const patched = await controller('PATCH', `${secrets}/${secret}`, { stringData: { 'tls.crt': 'y' } });
+      expect(patched.status, patched.text).toBe(200);
+
+      expect((await admin('POST', secrets, body('api-tokens'))).status).toBe(201);
+      for (const path of [
+        `${secrets}/api-tokens`,
+        secrets,
+        '/api/v1/namespaces/default/secrets/default-token',
+      ]) {
+        const res = await controller('GET', path);
+        expect(res.status, `GET ${path}: ${res.text}`).toBe(403);
+      }
+      expect((await controller('DELETE', `${secrets}/${secret}`)).status).toBe(403);
+      const other = releases.find((release) => release.secret !== secret)!;
+      expect((await controller('GET', `${secrets}/${other.secret}`)).status).toBe(403);
+    });
+  }
 });

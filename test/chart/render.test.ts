@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ApiKeyRegistry } from '../../src/auth/api-keys.js';
+import type { AdmissionOptions } from '../../src/admission/admission-settings.js';
 import { parseServeOptions, type ServeOptions } from '../../src/cli/serve-options.js';
 import { arbiterContainer, renderChart, type RenderedChart } from './support/render-chart.js';
 import { VALUE_SETS } from './support/value-sets.js';
@@ -122,7 +123,10 @@ describe('the chart renders', () => {
     expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: deployment.spec.selector });
     const service = chart.one('Service');
     expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
-    expect(service.spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
+    expect(service.spec.ports).toEqual([
+      { name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' },
+      { name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' },
+    ]);
   });
 
   it('NOTES.txt says how to reach the API, and warns about missing keys and Redis', async () => {
@@ -152,14 +156,18 @@ describe('the chart renders', () => {
     expect(chart.one('PodDisruptionBudget').apiVersion).toBe('policy/v1beta1');
   });
 
-  it('with a NetworkPolicy that admits the API port from the configured peers only', async () => {
+  it('with a NetworkPolicy that admits the API port from the configured peers only, the webhook port from anywhere', async () => {
     const values = VALUE_SETS['NetworkPolicy on'] as { networkPolicy: { from: unknown[] } };
     const chart = await renderChart({ values });
     const policy = chart.one('NetworkPolicy');
     expect(policy.spec).toEqual({
       podSelector: { matchLabels: chart.one('Deployment').spec.selector.matchLabels },
       policyTypes: ['Ingress'],
-      ingress: [{ ports: [{ port: 'http', protocol: 'TCP' }], from: values.networkPolicy.from }],
+      ingress: [
+        { ports: [{ port: 'http', protocol: 'TCP' }], from: values.networkPolicy.from },
+        // The API server's address is unknown in general: no `from`, any source.
+        { ports: [{ port: 'webhook', protocol: 'TCP' }] },
+      ],
     });
     expect((await renderChart()).all('NetworkPolicy')).toEqual([]);
   });
@@ -246,5 +254,173 @@ describe('the chart renders', () => {
     expect(chart.one('ClusterRoleBinding').subjects).toEqual([
       { kind: 'ServiceAccount', name: 'mine', namespace: NAMESPACE },
     ]);
+  });
+});
+
+/** The admission options `arbiter serve` makes of the rendered args. */
+function admissionOptions(chart: RenderedChart): AdmissionOptions | undefined {
+  return serveOptions(chart).kubernetes?.admission;
+}
+
+function ruleFor(rules: { apiGroups: string[]; resources: string[] }[], resource: string): unknown[] {
+  return rules.filter((rule) => rule.resources.includes(resource));
+}
+
+describe('the admission webhooks in the chart', () => {
+  it('are on by default: the webhook port behind Service port 443, a generated certificate in a Secret', async () => {
+    const chart = await renderChart({ values: VALUE_SETS.defaults });
+    const admission = admissionOptions(chart);
+    const service = chart.one('Service');
+    const webhookPort = service.spec.ports.find((p: { name: string }) => p.name === 'webhook');
+    expect(admission).toEqual({
+      port: 9443,
+      endpoint: {
+        kind: 'service',
+        namespace: NAMESPACE,
+        name: service.metadata.name,
+        port: webhookPort.port,
+      },
+      timeoutSeconds: 5,
+      failurePolicy: undefined,
+      certificates: expect.objectContaining({ kind: 'generated', secretName: 'arbiter-admission-tls' }),
+    });
+    expect(webhookPort).toEqual({ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' });
+    expect(arbiterContainer(chart).ports).toContainEqual({
+      name: 'webhook',
+      containerPort: admission?.port,
+      protocol: 'TCP',
+    });
+    // The leader may write exactly that Secret; no cert-manager objects.
+    expect(ruleFor(chart.one('Role').rules, 'secrets')).toContainEqual(
+      expect.objectContaining({ resourceNames: ['arbiter-admission-tls'] }),
+    );
+    for (const kind of ['Issuer', 'Certificate']) expect(chart.all(kind)).toEqual([]);
+  });
+
+  it('pass the failure policy, timeout, port and Secret name through to arbiter serve', async () => {
+    const chart = await renderChart({
+      values: VALUE_SETS['admission: own Secret name, Ignore, 20 s, port 8443'],
+    });
+    const admission = admissionOptions(chart);
+    expect(admission).toMatchObject({
+      port: 8443,
+      timeoutSeconds: 20,
+      failurePolicy: 'Ignore',
+      certificates: { kind: 'generated', secretName: 'webhook-serving' },
+    });
+    expect(arbiterContainer(chart).ports).toContainEqual({
+      name: 'webhook',
+      containerPort: 8443,
+      protocol: 'TCP',
+    });
+    // The Service still answers on 443 and forwards to the port by name.
+    expect(chart.one('Service').spec.ports).toContainEqual({
+      name: 'webhook',
+      port: 443,
+      targetPort: 'webhook',
+      protocol: 'TCP',
+    });
+    // The Role follows the Secret's name: the old one is no longer writable.
+    const secretRules = ruleFor(chart.one('Role').rules, 'secrets');
+    expect(secretRules).toContainEqual(expect.objectContaining({ resourceNames: ['webhook-serving'] }));
+    expect(JSON.stringify(secretRules)).not.toContain('arbiter-admission-tls');
+  });
+
+  it('are left out with admission.enabled=false: no flags, port, NetworkPolicy rule or RBAC for them', async () => {
+    const chart = await renderChart({ values: VALUE_SETS['admission off'] });
+    expect(admissionOptions(chart)).toBeUndefined();
+    expect(arbiterContainer(chart).args.filter((arg: string) => arg.startsWith('--admission'))).toEqual([]);
+    expect(arbiterContainer(chart).ports.map((p: { name: string }) => p.name)).toEqual(['http']);
+    expect(chart.one('Service').spec.ports.map((p: { name: string }) => p.name)).toEqual(['http']);
+    expect(chart.one('NetworkPolicy').spec.ingress).toEqual([
+      { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: {} }] },
+    ]);
+    expect(ruleFor(chart.one('ClusterRole').rules, 'validatingwebhookconfigurations')).toEqual([]);
+    expect(ruleFor(chart.one('Role').rules, 'secrets')).toEqual([]);
+    expect(chart.notes).toMatch(/Admission webhooks are off/);
+    expect(chart.notes).toContain(
+      'kubectl delete validatingwebhookconfiguration arbiter-configuration arbiter-governance',
+    );
+  });
+
+  it('with cert-manager: a CA chain, a serving Certificate for the Service, mounted, and the cainjector source', async () => {
+    const values =
+      VALUE_SETS['admission: certificates from cert-manager, Fail, NetworkPolicy from the control plane'];
+    const chart = await renderChart({ values });
+    const admission = admissionOptions(chart);
+    const service = chart.one('Service');
+
+    // self-signed Issuer -> CA Certificate -> CA Issuer -> serving Certificate
+    const issuers = chart.all('Issuer');
+    const certificates = chart.all('Certificate');
+    for (const object of [...issuers, ...certificates]) {
+      expect(object.apiVersion).toBe('cert-manager.io/v1');
+      expect(object.metadata.namespace).toBe(NAMESPACE);
+    }
+    expect(issuers).toHaveLength(2);
+    expect(certificates).toHaveLength(2);
+    const issuer = (name: string) => chart.one('Issuer', name);
+    const caCertificate = certificates.find((c) => c.spec.isCA === true)!;
+    const serving = certificates.find((c) => c.spec.isCA !== true)!;
+    expect(issuer(caCertificate.spec.issuerRef.name).spec).toEqual({ selfSigned: {} });
+    expect(caCertificate.spec.issuerRef).toMatchObject({ kind: 'Issuer', group: 'cert-manager.io' });
+    const caIssuer = issuer(serving.spec.issuerRef.name);
+    expect(caIssuer.spec).toEqual({ ca: { secretName: caCertificate.spec.secretName } });
+    expect(serving.spec.issuerRef).toMatchObject({ kind: 'Issuer', group: 'cert-manager.io' });
+    // The API server calls <service>.<namespace>.svc.
+    expect(serving.spec.dnsNames).toContain(`${service.metadata.name}.${NAMESPACE}.svc`);
+    expect(serving.spec.usages).toContain('server auth');
+
+    expect(admission).toMatchObject({
+      failurePolicy: 'Fail',
+      certificates: {
+        kind: 'directory',
+        dir: '/etc/arbiter/admission-tls',
+        injectCaFrom: `${NAMESPACE}/${serving.metadata.name}`,
+      },
+    });
+    const dir = (admission?.certificates as { dir: string }).dir;
+    const tls = volumeMountFor(chart, `${dir}/tls.crt`);
+    expect(tls.mount).toMatchObject({ mountPath: dir, readOnly: true });
+    expect(tls.mount.subPath).toBeUndefined(); // renewals reach the pod
+    expect(tls.volume.secret).toEqual({
+      secretName: serving.spec.secretName,
+      items: [
+        { key: 'tls.crt', path: 'tls.crt' },
+        { key: 'tls.key', path: 'tls.key' },
+      ],
+    });
+    // The pods read the mounted files: no RBAC on Secrets.
+    expect(ruleFor(chart.one('Role').rules, 'secrets')).toEqual([]);
+    expect(ruleFor(chart.one('ClusterRole').rules, 'validatingwebhookconfigurations')).toHaveLength(2);
+    // Only the webhook port is narrowed to the configured peers.
+    expect(chart.one('NetworkPolicy').spec.ingress[1]).toEqual({
+      ports: [{ port: 'webhook', protocol: 'TCP' }],
+      from: [{ ipBlock: { cidr: '172.16.0.0/12' } }],
+    });
+    expect(chart.notes).toContain(`Certificate ${serving.metadata.name}; install cert-manager first`);
+  });
+
+  it('NOTES.txt says what happens if Arbiter is down, by failure policy and Kubernetes version', async () => {
+    const down =
+      /If Arbiter is down, writes of Capabilities, Policies and ActorGrants are refused, and\nthe writes of bound identities are ([^(]+) \(failurePolicy ([^)]+)\)/;
+    const cases = [
+      [{}, 'v1.31.0', 'refused', 'Fail, automatic for Kubernetes v1.31.0'],
+      [{}, 'v1.28.0', 'refused', 'Fail, automatic for Kubernetes v1.28.0'],
+      [{}, 'v1.20.2', 'let through ungoverned', 'Ignore, automatic for Kubernetes v1.20.2'],
+      [{ failurePolicy: 'Fail' }, 'v1.20.2', 'refused', 'Fail'],
+      [{ failurePolicy: 'Ignore' }, 'v1.31.0', 'let through ungoverned', 'Ignore'],
+    ] as const;
+    for (const [admission, kubeVersion, consequence, policy] of cases) {
+      const chart = await renderChart({ values: { admission }, kubeVersion });
+      expect(down.exec(chart.notes)?.slice(1), `${JSON.stringify(admission)} on ${kubeVersion}`).toEqual([
+        consequence,
+        policy,
+      ]);
+      expect(chart.notes).toContain(
+        'kubectl delete validatingwebhookconfiguration arbiter-configuration arbiter-governance',
+      );
+      expect(chart.notes).toContain('Secret arbiter-admission-tls');
+    }
   });
 });

@@ -10,7 +10,7 @@ describe('resolveBinaries', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'arbiter-binaries-'));
-    for (const name of ['kube-apiserver', 'etcd', 'my-apiserver']) {
+    for (const name of ['kube-apiserver', 'etcd', 'kubectl', 'my-apiserver']) {
       await writeFile(fake(name), '#!/bin/sh\n');
       await chmod(fake(name), 0o755);
     }
@@ -23,6 +23,7 @@ describe('resolveBinaries', () => {
     expect(resolveBinaries({ ...empty, ARBITER_TEST_ASSETS: dir })).toEqual({
       kubeApiserver: fake('kube-apiserver'),
       etcd: fake('etcd'),
+      kubectl: fake('kubectl'),
     });
   });
 
@@ -32,15 +33,23 @@ describe('resolveBinaries', () => {
     expect(() => resolveBinaries({ ...env, ARBITER_ETCD: fake('missing') })).toThrow(
       /ARBITER_ETCD=.*missing/,
     );
+    expect(resolveBinaries({ ...env, ARBITER_KUBECTL: fake('etcd') }).kubectl).toBe(fake('etcd'));
+    expect(() => resolveBinaries({ ...env, ARBITER_KUBECTL: fake('missing') })).toThrow(
+      /ARBITER_KUBECTL=.*missing/,
+    );
   });
 
-  it('finds the binaries test/env/setup caches, then PATH', async () => {
+  it('finds the binaries test/env/setup caches, then PATH (but never kubectl on PATH)', async () => {
     await mkdir(join(dir, 'cache/bin'), { recursive: true });
     await symlink(fake('kube-apiserver'), join(dir, 'cache/bin/kube-apiserver'));
     const env = { ...empty, ARBITER_TEST_CACHE: join(dir, 'cache'), PATH: `/nowhere:${dir}` };
+    // PATH may hold Google Cloud SDK's kubectl dispatcher, which is no kubectl.
+    expect(() => resolveBinaries(env)).toThrow(/kubectl \(looked in: .*cache\/bin\/kubectl; never PATH\)/);
+    await symlink(fake('kubectl'), join(dir, 'cache/bin/kubectl'));
     expect(resolveBinaries(env)).toEqual({
       kubeApiserver: join(dir, 'cache/bin/kube-apiserver'),
       etcd: fake('etcd'),
+      kubectl: join(dir, 'cache/bin/kubectl'),
     });
     expect(testAssetsCache({ HOME: '/home/u' })).toBe('/home/u/.cache/arbiter-test-assets');
     expect(testAssetsCache({ XDG_CACHE_HOME: '/c' })).toBe('/c/arbiter-test-assets');

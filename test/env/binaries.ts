@@ -8,12 +8,18 @@ const run = promisify(execFile);
 
 /**
  * Where the control-plane binaries come from, in the order test/env/setup uses:
- * ARBITER_KUBE_APISERVER / ARBITER_ETCD, then the ARBITER_TEST_ASSETS directory
- * (like envtest's KUBEBUILDER_ASSETS), then the cache setup builds into, then PATH.
+ * ARBITER_KUBE_APISERVER / ARBITER_ETCD / ARBITER_KUBECTL, then the ARBITER_TEST_ASSETS
+ * directory (like envtest's KUBEBUILDER_ASSETS), then the cache setup builds into, then
+ * PATH (etcd and kube-apiserver only).
  */
 export interface ControlPlaneBinaries {
   kubeApiserver: string;
   etcd: string;
+  /**
+   * A real kubectl (Debian's kubernetes-client 1.20.2 by default). Never taken from PATH:
+   * /usr/bin/kubectl may be Google Cloud SDK's dispatcher, which CI does not have.
+   */
+  kubectl: string;
 }
 
 export class ControlPlaneUnavailableError extends Error {
@@ -46,6 +52,7 @@ function resolveOne(
   command: string,
   explicitVar: string,
   env: NodeJS.ProcessEnv,
+  { searchPath }: { searchPath: boolean },
 ): { path?: string; tried: string[] } {
   const tried: string[] = [];
   const explicit = env[explicitVar];
@@ -61,28 +68,31 @@ function resolveOne(
     tried.push(candidate);
     if (isExecutable(candidate)) return { path: candidate, tried };
   }
+  if (!searchPath) return { tried };
   tried.push(`${command} on PATH`);
   return { path: onPath(command, env), tried };
 }
 
 export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
-  const apiserver = resolveOne('kube-apiserver', 'ARBITER_KUBE_APISERVER', env);
-  const etcd = resolveOne('etcd', 'ARBITER_ETCD', env);
+  const apiserver = resolveOne('kube-apiserver', 'ARBITER_KUBE_APISERVER', env, { searchPath: true });
+  const etcd = resolveOne('etcd', 'ARBITER_ETCD', env, { searchPath: true });
+  const kubectl = resolveOne('kubectl', 'ARBITER_KUBECTL', env, { searchPath: false });
   const missing = [
     ...(apiserver.path ? [] : [`kube-apiserver (looked in: ${apiserver.tried.join(', ')})`]),
     ...(etcd.path ? [] : [`etcd (looked in: ${etcd.tried.join(', ')})`]),
+    ...(kubectl.path ? [] : [`kubectl (looked in: ${kubectl.tried.join(', ')}; never PATH)`]),
   ];
-  if (!apiserver.path || !etcd.path) {
+  if (!apiserver.path || !etcd.path || !kubectl.path) {
     throw new ControlPlaneUnavailableError(
-      `The integration tests need a real etcd and kube-apiserver, and these are missing:\n` +
+      `The integration tests need a real etcd, kube-apiserver and kubectl, and these are missing:\n` +
         missing.map((line) => `  - ${line}`).join('\n') +
         `\nRun \`bash test/env/setup\` once (installs etcd, builds kube-apiserver 1.20 from Debian's ` +
-        `source package into ${testAssetsCache(env)}, a few minutes), or point ARBITER_KUBE_APISERVER ` +
-        `and ARBITER_ETCD (or ARBITER_TEST_ASSETS, a directory holding both) at your own binaries. ` +
-        `See docs/testing.md.`,
+        `source package and fetches kubectl 1.20 from kubernetes-client into ${testAssetsCache(env)}, ` +
+        `a few minutes), or point ARBITER_KUBE_APISERVER, ARBITER_ETCD and ARBITER_KUBECTL (or ` +
+        `ARBITER_TEST_ASSETS, a directory holding all three) at your own binaries. See docs/testing.md.`,
     );
   }
-  return { kubeApiserver: apiserver.path, etcd: etcd.path };
+  return { kubeApiserver: apiserver.path, etcd: etcd.path, kubectl: kubectl.path };
 }
 
 export interface ServerVersion {

@@ -49,3 +49,27 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "arbiter.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
+
+{{/* The admission webhooks' cert-manager objects (admission.certManager.enabled). */}}
+{{- define "arbiter.admissionCertificateName" -}}
+{{- printf "%s-admission" (include "arbiter.fullname" .) -}}
+{{- end -}}
+
+{{- define "arbiter.admissionCaName" -}}
+{{- printf "%s-admission-ca" (include "arbiter.fullname" .) -}}
+{{- end -}}
+
+{{/* The Secret cert-manager writes the serving certificate to, mounted into the pods. */}}
+{{- define "arbiter.admissionCertManagerSecretName" -}}
+{{- printf "%s-admission-serving-tls" (include "arbiter.fullname" .) -}}
+{{- end -}}
+
+{{/* Where the pods mount that Secret (--admission-cert-dir). */}}
+{{- define "arbiter.admissionCertDir" -}}
+/etc/arbiter/admission-tls
+{{- end -}}
+
+{{/* Whether the leader generates the certificates and keeps them in admission.certSecretName. */}}
+{{- define "arbiter.admissionGeneratesCerts" -}}
+{{- if and .Values.admission.enabled (not .Values.admission.certManager.enabled) -}}true{{- end -}}
+{{- end -}}

@@ -36,6 +36,8 @@ export function decisionView(record: DecisionRecord) {
       actor_id: record.data.request.actor.id,
       capability: record.data.request.action.capability,
       principal: record.data.principal,
+      source: record.data.source ?? 'api',
+      kubernetes: record.data.kubernetes ?? null,
       policy_matched: record.data.evaluation.policy_matched,
       reviews: record.reviews.map((r) => ({
         action: r.data.action,

@@ -38,6 +38,14 @@ export const VALUE_SETS: Record<string, Record<string, unknown>> = {
     podAntiAffinity: 'hard',
     extraArgs: ['--pending-ttl', '600'],
   },
+  'admission off': { admission: { enabled: false }, networkPolicy: { enabled: true } },
+  'admission: own Secret name, Ignore, 20 s, port 8443': {
+    admission: { certSecretName: 'webhook-serving', failurePolicy: 'Ignore', timeoutSeconds: 20, port: 8443 },
+  },
+  'admission: certificates from cert-manager, Fail, NetworkPolicy from the control plane': {
+    admission: { failurePolicy: 'Fail', certManager: { enabled: true } },
+    networkPolicy: { enabled: true, admissionFrom: [{ ipBlock: { cidr: '172.16.0.0/12' } }] },
+  },
 };
 
 /** Value sets values.schema.json must reject, with the instance path ajv names. */
@@ -69,6 +77,43 @@ export const REJECTED_VALUE_SETS: { name: string; values: Record<string, unknown
   },
   { name: 'misspelt top-level value', values: { replica: 3 }, path: '' },
   { name: 'root user', values: { runAsUser: 0 }, path: '/runAsUser' },
+  {
+    name: 'admission failure policy in lower case',
+    values: { admission: { failurePolicy: 'fail' } },
+    path: '/admission/failurePolicy',
+  },
+  {
+    name: 'admission timeout above 30 s',
+    values: { admission: { timeoutSeconds: 31 } },
+    path: '/admission/timeoutSeconds',
+  },
+  {
+    name: 'admission timeout of 0',
+    values: { admission: { timeoutSeconds: 0 } },
+    path: '/admission/timeoutSeconds',
+  },
+  { name: 'a privileged admission port', values: { admission: { port: 443 } }, path: '/admission/port' },
+  { name: "the API's port for admission", values: { admission: { port: 8080 } }, path: '/admission/port' },
+  {
+    name: 'an empty cert Secret name',
+    values: { admission: { certSecretName: '' } },
+    path: '/admission/certSecretName',
+  },
+  {
+    name: 'misspelt admission value',
+    values: { admission: { certmanager: { enabled: true } } },
+    path: '/admission',
+  },
+  {
+    name: 'misspelt cert-manager value',
+    values: { admission: { certManager: { enable: true } } },
+    path: '/admission/certManager',
+  },
+  {
+    name: 'admissionFrom that is not a list of peers',
+    values: { networkPolicy: { admissionFrom: { ipBlock: { cidr: '10.0.0.0/8' } } } },
+    path: '/networkPolicy/admissionFrom',
+  },
 ];
 
 /** Helm's merge of user values over the chart's: maps merge, the rest replaces, null deletes. */

@@ -1,0 +1,27 @@
+import { isRejected, previewIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
+import { allow, refuse, type AdmissionRequest, type AdmissionResponse } from './admission-review.js';
+
+/**
+ * The configuration webhook: CREATE and UPDATE of Capability, Policy and ActorGrant pass
+ * the same checks as the index (one code path): the schema, then the object's status in
+ * the index as it would be with the object in it. What the status would reject (a
+ * condition that does not compile, a duplicate capability name, an identity bound to
+ * another actor ...) is refused with the message status would show; what is legal but
+ * suspicious (a capability not registered yet) is allowed with a warning kubectl prints.
+ */
+export function reviewConfiguration(
+  request: AdmissionRequest,
+  snapshot: IndexSnapshot,
+  /** Arbiter's own username: its writes (status, API writes, deletion marks) always pass. */
+  ownUsername: string | undefined,
+): AdmissionResponse {
+  if (ownUsername !== undefined && request.userInfo.username === ownUsername) return allow(request.uid);
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow(request.uid);
+  const checked = validateConfigObject(request.object);
+  if (!checked.ok) return refuse(request.uid, 422, checked.errors.join('; '));
+  const candidate = checked.object;
+  const status = previewIndex(snapshot, candidate).status(candidate.kind, candidate.metadata.name);
+  if (status === undefined || status.ready) return allow(request.uid);
+  if (isRejected(status)) return refuse(request.uid, 422, `${status.reason}: ${status.message}`);
+  return allow(request.uid, [`${candidate.kind} ${candidate.metadata.name}: ${status.message}`]);
+}

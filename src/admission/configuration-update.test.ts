@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { configurationUpdate, isManagedByArbiter } from './configuration-update.js';
+import type { ValidatingWebhookConfiguration } from './validating-webhook-configuration.js';
+import { configurationWebhook, type WebhookConfigurationInput } from './webhook-configurations.js';
+
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const input = (overrides: Partial<WebhookConfigurationInput> = {}): WebhookConfigurationInput => ({
+  endpoint: { kind: 'url', url: 'https://127.0.0.1:9443' },
+  timeoutSeconds: 5,
+  caBundlePem: PEM,
+  injectCaFrom: undefined,
+  ...overrides,
+});
+
+/** What the API server sends back: our object plus metadata and fields we do not own. */
+function live(from: ValidatingWebhookConfiguration, changes: { caBundle?: string } = {}) {
+  const copy = structuredClone(from);
+  return {
+    ...copy,
+    metadata: {
+      ...copy.metadata,
+      uid: 'u-1',
+      resourceVersion: '41',
+      creationTimestamp: new Date('2025-01-01T00:00:00Z'),
+      managedFields: [{ manager: 'arbiter' }],
+      labels: { ...copy.metadata.labels, team: 'platform' },
+      annotations: { ...copy.metadata.annotations, note: 'kept' },
+    },
+    webhooks: copy.webhooks.map((webhook) => ({
+      ...webhook,
+      clientConfig: { ...webhook.clientConfig, ...changes },
+      reinvocationPolicy: 'Never',
+      futureField: { x: 1 },
+    })),
+  };
+}
+
+describe('configurationUpdate', () => {
+  it('writes nothing when the owned fields match (server additions do not count)', () => {
+    const desired = configurationWebhook(input());
+    expect(configurationUpdate(desired, live(desired))).toBeUndefined();
+  });
+
+  it('keeps the live caBundle when ours is undefined (cert-manager fills it in)', () => {
+    const desired = configurationWebhook(input({ caBundlePem: undefined }));
+    expect(configurationUpdate(desired, live(desired, { caBundle: 'aW5qZWN0ZWQ=' }))).toBeUndefined();
+    const changed = configurationUpdate(
+      configurationWebhook(input({ caBundlePem: undefined, timeoutSeconds: 9 })),
+      live(desired, { caBundle: 'aW5qZWN0ZWQ=' }),
+    );
+    expect(changed?.webhooks[0]!.clientConfig.caBundle).toBe('aW5qZWN0ZWQ=');
+    expect(changed?.webhooks[0]!.timeoutSeconds).toBe(9);
+  });
+
+  it('replaces a stale caBundle with ours, keeping the resourceVersion and foreign metadata', () => {
+    const desired = configurationWebhook(input());
+    const update = configurationUpdate(desired, live(desired, { caBundle: 'b2xk' }));
+    expect(update?.webhooks[0]!.clientConfig.caBundle).toBe(Buffer.from(PEM).toString('base64'));
+    expect(update?.metadata).toMatchObject({
+      name: 'arbiter-configuration',
+      resourceVersion: '41',
+      uid: 'u-1',
+      labels: { 'app.kubernetes.io/managed-by': 'arbiter', team: 'platform' },
+      annotations: { note: 'kept' },
+    });
+    expect(update?.metadata).not.toHaveProperty('managedFields');
+    // Only the owned webhook fields are sent: the server fills in its own again.
+    expect(update?.webhooks[0]).not.toHaveProperty('futureField');
+  });
+
+  it('adds and removes the cert-manager annotation it owns', () => {
+    const plain = configurationWebhook(input());
+    const injected = configurationWebhook(input({ caBundlePem: undefined, injectCaFrom: 'ns/cert' }));
+    const adding = configurationUpdate(injected, live(plain));
+    expect(adding?.metadata.annotations).toStrictEqual({
+      note: 'kept',
+      'cert-manager.io/inject-ca-from': 'ns/cert',
+    });
+    const removing = configurationUpdate(plain, live(injected, { caBundle: 'eA==' }));
+    expect(removing?.metadata.annotations).toStrictEqual({ note: 'kept' });
+  });
+
+  it('puts its label back', () => {
+    const desired = configurationWebhook(input());
+    const relabelled = live(desired);
+    relabelled.metadata.labels = { team: 'platform' };
+    expect(configurationUpdate(desired, relabelled)?.metadata.labels).toStrictEqual({
+      team: 'platform',
+      'app.kubernetes.io/managed-by': 'arbiter',
+    });
+  });
+
+  it('removes a webhook someone added to the list', () => {
+    const desired = configurationWebhook(input());
+    const extended = live(desired);
+    extended.webhooks.push({ ...extended.webhooks[0]!, name: 'extra.example.com' });
+    expect(configurationUpdate(desired, extended)?.webhooks.map((w) => w.name)).toStrictEqual([
+      'configuration.governance.arbiter.dev',
+    ]);
+  });
+});
+
+describe('isManagedByArbiter', () => {
+  it.each([
+    [{ 'app.kubernetes.io/managed-by': 'arbiter' }, true],
+    [{ 'app.kubernetes.io/managed-by': 'helm' }, false],
+    [undefined, false],
+  ])('labels %j: %s', (labels, managed) => {
+    expect(isManagedByArbiter({ metadata: { name: 'x', labels } })).toBe(managed);
+  });
+});

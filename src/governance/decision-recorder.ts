@@ -1,0 +1,114 @@
+import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import type { Decision, EngineDecision, Proposal } from '../model/index.js';
+import type {
+  DecisionData,
+  DecisionRecord,
+  KubernetesRequestData,
+  ReviewAction,
+  ReviewData,
+} from './decision-record.js';
+
+export interface DecisionRecorderDeps {
+  audit: AuditLog;
+  clock: () => Date;
+  /** How long ESCALATE and REQUIRE_CONFIRMATION decisions stay pending. */
+  pendingTtlSeconds: number;
+  newId: () => string;
+}
+
+/** What a decision records besides the proposal and the engine's verdict. */
+export interface DecisionExtras {
+  /** The earlier decision whose confirmation token or approval this decision used. */
+  confirmationOf?: string;
+  /** Set when the decision governs a Kubernetes API request (the admission webhook). */
+  kubernetes?: KubernetesRequestData;
+}
+
+/**
+ * Writes decisions and their reviews into the audit log, whichever way they came in (the
+ * HTTP API or the admission webhook): every decision is stored before it is answered.
+ */
+export class DecisionRecorder {
+  constructor(private readonly deps: DecisionRecorderDeps) {}
+
+  get pendingTtlSeconds(): number {
+    return this.deps.pendingTtlSeconds;
+  }
+
+  async record(
+    proposal: Proposal,
+    decided: EngineDecision,
+    principal: string,
+    now: Date,
+    extras: DecisionExtras = {},
+  ): Promise<Decision> {
+    const decisionId = this.deps.newId();
+    const timestamp = now.toISOString();
+    const data: DecisionData = {
+      request: proposal,
+      evaluation: decided.evaluation,
+      decision: {
+        outcome: decided.outcome,
+        reason: decided.reason,
+        constraints: decided.constraints,
+        timestamp,
+      },
+      principal,
+      ...(extras.confirmationOf ? { confirmation_of: extras.confirmationOf } : {}),
+      ...(needsReview(decided) ? { expires_at: this.expiryFrom(now).toISOString() } : {}),
+      ...(extras.kubernetes ? { source: 'admission' as const, kubernetes: extras.kubernetes } : {}),
+    };
+    const entry = await this.deps.audit.append({
+      event_type: 'governance.decision',
+      timestamp,
+      actor_id: proposal.actor.id,
+      capability: proposal.action.capability,
+      outcome: decided.outcome,
+      risk_score: decided.risk_score,
+      decision_id: decisionId,
+      policies_evaluated: decided.evaluation.policies_evaluated,
+      policy_matched: decided.evaluation.policy_matched,
+      data: { ...data },
+    });
+    return {
+      decision_id: decisionId,
+      outcome: decided.outcome,
+      reason: decided.reason,
+      risk_score: decided.risk_score,
+      constraints: decided.constraints,
+      timestamp,
+      audit_ref: entry.id,
+    };
+  }
+
+  /** When a decision made at `now` stops being pending. */
+  expiryFrom(now: Date): Date {
+    return new Date(now.getTime() + this.deps.pendingTtlSeconds * 1000);
+  }
+
+  appendReview(record: DecisionRecord, data: ReviewData & { action: ReviewAction }): Promise<AuditEntry> {
+    return this.deps.audit.append({
+      ...linkedTo(record.entry),
+      event_type: 'governance.review',
+      timestamp: this.deps.clock().toISOString(),
+      data: { ...data },
+    });
+  }
+}
+
+/** The fields an entry about an existing decision (review, execution) shares with it. */
+export function linkedTo(entry: AuditEntry) {
+  return {
+    actor_id: entry.actor_id,
+    capability: entry.capability,
+    outcome: null,
+    risk_score: null,
+    decision_id: entry.decision_id,
+    policies_evaluated: [],
+    policy_matched: null,
+  };
+}
+
+function needsReview(decided: EngineDecision): boolean {
+  return decided.outcome === 'ESCALATE' || decided.outcome === 'REQUIRE_CONFIRMATION';
+}

@@ -1,0 +1,191 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestDataOf, proposalOf } from '../admission/kubernetes-request.js';
+import { configMapRequest, PLANNER } from '../admission/test-requests.js';
+import type { AdmissionRequest } from '../admission/admission-review.js';
+import type { FileAuditLog } from '../audit/file/file-audit-log.js';
+import { openLog, tempDir } from '../audit/file/test-fixtures.js';
+import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
+import { capability, grant, policy } from '../engine/test-fixtures.js';
+import { buildIndex, type IndexSnapshot } from '../index/index.js';
+import type { ActorGrantObject, GrantConstraints } from '../model/index.js';
+import { DecisionService } from './decision-service.js';
+import { KubernetesRequestDecisions } from './kubernetes-request-decisions.js';
+
+function boundGrant(grants: Array<{ capability: string; constraints?: GrantConstraints }>): ActorGrantObject {
+  const object = grant('agent-7', 'agent-7', grants);
+  return {
+    ...object,
+    spec: {
+      ...object.spec,
+      actor: { id: 'agent-7', subjects: [{ kind: 'ServiceAccount', namespace: 'agents', name: 'planner' }] },
+    },
+  };
+}
+
+const WORLD = buildIndex([
+  capability('k8s.configmaps.create'),
+  capability('k8s.configmaps.delete'),
+  boundGrant([
+    {
+      capability: 'k8s.configmaps.create',
+      constraints: { rateLimit: { maxRequests: 2, windowSeconds: 60 } },
+    },
+    { capability: 'k8s.configmaps.delete' },
+  ]),
+  policy('careful', [
+    { capability: 'k8s.configmaps.delete', outcome: 'ESCALATE' },
+    {
+      capability: 'k8s.configmaps.create',
+      condition: "parameters.name == 'needs-ok'",
+      outcome: 'REQUIRE_CONFIRMATION',
+    },
+  ]),
+]);
+
+let now = new Date('2026-11-23T12:00:00Z');
+let log: FileAuditLog;
+let cleanup: () => Promise<void>;
+let decisions: KubernetesRequestDecisions;
+let service: DecisionService;
+
+function setUp(snapshot: IndexSnapshot = WORLD) {
+  const index = { current: () => snapshot };
+  const limiter = new MemoryRateLimiter();
+  const settings = resolveEngineSettings();
+  const clock = () => now;
+  service = new DecisionService({ index, audit: log, limiter, settings, clock, pendingTtlSeconds: 600 });
+  decisions = new KubernetesRequestDecisions({
+    index,
+    audit: log,
+    limiter,
+    settings,
+    clock,
+    recorder: service.recorder,
+  });
+}
+
+beforeEach(async () => {
+  now = new Date('2026-11-23T12:00:00Z');
+  const temp = await tempDir();
+  cleanup = temp.cleanup;
+  log = await openLog(temp.dir);
+  setUp();
+});
+afterEach(async () => {
+  await log.close();
+  await cleanup();
+});
+
+const binding = { username: PLANNER, actorId: 'agent-7', actorType: undefined, source: 'agent-7' };
+function decide(request: AdmissionRequest) {
+  return decisions.decide({
+    proposal: proposalOf(request, binding),
+    request: requestDataOf(request),
+    dryRun: request.dryRun === true,
+  });
+}
+const deleteRequest = (overrides: Partial<AdmissionRequest> = {}) =>
+  configMapRequest({ operation: 'DELETE', object: null, ...overrides });
+
+async function entries() {
+  return (await log.query({ order: 'asc', limit: 200 })).entries;
+}
+
+describe('KubernetesRequestDecisions', () => {
+  it('records an allowed request with the Kubernetes request in its trail', async () => {
+    const verdict = await decide(configMapRequest());
+    expect(verdict).toMatchObject({ outcome: 'ALLOW', expiresAt: undefined });
+    const [entry] = await entries();
+    expect(entry).toMatchObject({
+      event_type: 'governance.decision',
+      actor_id: 'agent-7',
+      capability: 'k8s.configmaps.create',
+      decision_id: verdict.decisionId,
+    });
+    expect(entry!.data).toMatchObject({
+      source: 'admission',
+      principal: `kubernetes:${PLANNER}`,
+      kubernetes: {
+        uid: 'a1b2c3',
+        username: PLANNER,
+        operation: 'create',
+        resource: 'configmaps',
+        namespace: 'agents-sandbox',
+        name: 'settings',
+      },
+    });
+  });
+
+  it('lets an approved ESCALATE through once for the same request, audits that use, then decides anew', async () => {
+    const first = await decide(deleteRequest());
+    expect(first).toMatchObject({ outcome: 'ESCALATE', expiresAt: '2026-11-23T12:10:00.000Z' });
+    // Retried before any approval: pending again, a new decision.
+    const unapproved = await decide(deleteRequest({ uid: 'retry-0' }));
+    expect(unapproved.outcome).toBe('ESCALATE');
+    const approval = await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    expect(approval.confirmation_token).toBeUndefined();
+    now = new Date('2026-11-23T12:05:00Z');
+    const retry = await decide(deleteRequest({ uid: 'retry-1' }));
+    expect(retry).toMatchObject({ outcome: 'ALLOW', approvalOf: first.decisionId });
+    expect(retry.reason).toMatch(new RegExp(`^approved by reviewer-key \\(decision ${first.decisionId}\\)`));
+    const record = await service.get(first.decisionId!);
+    expect(record.reviews.map((r) => r.data.action)).toEqual(['approve', 'confirmation_used']);
+    expect((await service.get(retry.decisionId!)).data.confirmation_of).toBe(first.decisionId);
+    const third = await decide(deleteRequest({ uid: 'retry-2' }));
+    expect(third.outcome).toBe('ESCALATE');
+    expect(third.decisionId).not.toBe(first.decisionId);
+  });
+
+  it('does not let an approval cover another request, another identity, or a request past the TTL', async () => {
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    expect((await decide(deleteRequest({ name: 'other' }))).outcome).toBe('ESCALATE');
+    const otherUser = deleteRequest({ userInfo: { username: 'system:serviceaccount:agents:other' } });
+    const otherDecision = await decisions.decide({
+      proposal: proposalOf(otherUser, binding),
+      request: requestDataOf(otherUser),
+      dryRun: false,
+    });
+    expect(otherDecision.outcome).toBe('ESCALATE');
+    now = new Date('2026-11-23T12:10:00Z'); // the pending TTL (600 s) has run out
+    expect((await decide(deleteRequest())).outcome).toBe('ESCALATE');
+  });
+
+  it('never lifts a DENY, and a denied decision lets nothing through', async () => {
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'deny', 'reviewer-key');
+    expect((await decide(deleteRequest())).outcome).toBe('ESCALATE');
+    const unbound = configMapRequest({ resource: { group: '', version: 'v1', resource: 'secrets' } });
+    expect((await decide(unbound)).outcome).toBe('DENY');
+  });
+
+  it('approves a REQUIRE_CONFIRMATION by retrying the request, without a token', async () => {
+    const first = await decide(configMapRequest({ name: 'needs-ok' }));
+    expect(first.outcome).toBe('REQUIRE_CONFIRMATION');
+    const approved = await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    expect(approved.confirmation_token).toBeUndefined();
+    expect((await decide(configMapRequest({ name: 'needs-ok', uid: 'again' }))).outcome).toBe('ALLOW');
+  });
+
+  it('answers a dry run as the real request, but records, uses and counts nothing', async () => {
+    // Rate limit 2 per minute: dry runs spend none of it.
+    for (let i = 0; i < 3; i++)
+      expect((await decide(configMapRequest({ dryRun: true }))).outcome).toBe('ALLOW');
+    const dry = await decide(deleteRequest({ dryRun: true }));
+    expect(dry).toMatchObject({ outcome: 'ESCALATE', decisionId: undefined });
+    expect(await entries()).toEqual([]);
+    expect((await decide(configMapRequest())).outcome).toBe('ALLOW');
+    expect((await decide(configMapRequest())).outcome).toBe('ALLOW');
+    expect((await decide(configMapRequest({ dryRun: true }))).outcome).toBe('DENY');
+    expect((await decide(configMapRequest())).outcome).toBe('DENY');
+
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    const before = (await entries()).length;
+    const dryRetry = await decide(deleteRequest({ dryRun: true }));
+    expect(dryRetry).toMatchObject({ outcome: 'ALLOW', decisionId: undefined, approvalOf: first.decisionId });
+    expect(await entries()).toHaveLength(before);
+    // The approval is still there for the real retry.
+    expect((await decide(deleteRequest())).outcome).toBe('ALLOW');
+  });
+});
