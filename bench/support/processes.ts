@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../../test/env/free-ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,18 +30,6 @@ export interface ServerProcess {
   /** VmRSS of the process in MiB. */
   rssMiB(): Promise<number>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function tempDir(prefix: string): Promise<string> {
@@ -173,3 +161,5 @@ export async function startBaseline(): Promise<ServerProcess> {
     args: [join(BENCH_OUT, 'baseline-server.js'), String(port)],
   });
 }
+
+export { freePort };

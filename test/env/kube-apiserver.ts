@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeApiserverVersion, resolveBinaries, type ServerVersion } from './binaries.js';
+import { freePorts } from './free-ports.js';
 import { kubeRequest, type KubeRequestOptions, type KubeResponse } from './kube-request.js';
 import { startProcess, type ManagedProcess } from './managed-process.js';
 import { makePki } from './pki.js';
@@ -71,27 +71,6 @@ export interface ControlPlaneOptions {
 const CLUSTER_NAME = 'arbiter-test';
 const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const DEFAULT_USERS: Record<string, { groups?: readonly string[] }> = { alice: {}, bob: {} };
-
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
 
 /** Data on tmpfs when there is one: etcd fsyncs a lot, and these are throwaway clusters. */
 async function makeTempDir(): Promise<string> {

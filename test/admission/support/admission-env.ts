@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { freePort } from '../../env/free-ports.js';
 import type { ControlPlane } from '../../env/kube-apiserver.js';
 import { runKubectl, type KubectlResult } from '../../env/kubectl.js';
 import { call, KEYS, REPO, type ArbiterProcess } from '../../support/arbiter-process.js';
@@ -11,20 +11,6 @@ export const ADMISSION_EXAMPLES = join(REPO, 'examples/admission');
 export const SANDBOX = 'agents-sandbox';
 export const AGENT = `system:serviceaccount:${SANDBOX}:agent`;
 export const ACTOR = 'sandbox-agent';
-
-/** A free loopback port for the webhooks (the URL names it before the server listens). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 export function kubectl(cp: ControlPlane, args: string[], options: { as?: string; stdin?: string } = {}) {
   return runKubectl(cp, args, options);
