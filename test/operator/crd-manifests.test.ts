@@ -70,11 +70,22 @@ describe('crds/', () => {
     ['Capability', { name: 'a.b' }, { name: 'a.c' }],
     ['ActorGrant', { actor: { id: 'x' } }, { actor: { id: 'y' } }],
   ] as const)('makes the identity of a %s immutable with a CEL transition rule', (kind, before, after) => {
-    const rules = celRules(specSchemaFor(kind));
+    const rules = celRules(specSchemaFor(kind)).filter((r) => r.path === '');
     expect(rules).toHaveLength(1);
     const rule = rules[0]!.rule;
     expect(run(rule, { self: before, oldSelf: before })).toBe(true);
     expect(run(rule, { self: after, oldSelf: before })).toBe(false);
+  });
+
+  it('checks the shape of an ActorGrant subject with a CEL rule (namespace: ServiceAccounts only)', () => {
+    const rules = celRules(specSchemaFor('ActorGrant')).filter((r) => r.path !== '');
+    expect(rules.map((r) => r.path)).toEqual(['/properties/actor/properties/subjects/items']);
+    // The API server escapes the CEL keyword `namespace` as __namespace__ in field names.
+    const holds = (self: Record<string, string>) => run(rules[0]!.rule, { self });
+    expect(holds({ kind: 'ServiceAccount', __namespace__: 'agents', name: 'a' })).toBe(true);
+    expect(holds({ kind: 'ServiceAccount', name: 'a' })).toBe(false);
+    expect(holds({ kind: 'User', name: 'alice' })).toBe(true);
+    expect(holds({ kind: 'User', __namespace__: 'x', name: 'alice' })).toBe(false);
   });
 
   it('has CEL rules that parse', () => {
