@@ -1,4 +1,5 @@
 import { cpus, loadavg, totalmem } from 'node:os';
+import { admissionBench } from './admission.bench.js';
 import { appendBench } from './append.bench.js';
 import { proposeBench } from './propose.bench.js';
 import { queryBench } from './query.bench.js';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, Bench> = {
   verify: verifyBench,
   scale: scaleBench,
   query: queryBench,
+  admission: admissionBench,
 };
 
 /** `npm run bench [-- NAME... ] [--quick]`: runs the named benchmarks (all by default). */

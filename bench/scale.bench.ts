@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
-import { rm, symlink } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startControlPlane } from '../test/env/kube-apiserver.js';
 import { installCrds } from '../test/env/install-crds.js';
 import { startRedisServer } from '../test/env/redis-server.js';
@@ -128,12 +126,10 @@ export async function scaleBench(report: Report, settings: BenchSettings): Promi
 }
 
 async function kubeSync(report: Report, size: ConfigSize): Promise<void> {
-  // installCrds reads crds/ next to its own (compiled) folder: point that at the repository's.
-  const crds = fileURLToPath(new URL('../crds', import.meta.url));
-  if (!existsSync(crds)) await symlink(join(REPO, 'crds'), crds);
   const cp = await startControlPlane();
   try {
-    await installCrds(cp);
+    // Compiled, installCrds would look for crds/ beside its own output: name the repository's.
+    await installCrds(cp, { dir: join(REPO, 'crds') });
     const objects = generatedObjects(size);
     const t0 = performance.now();
     let next = 0;

@@ -56,9 +56,8 @@ export function admissionHandler(deps: AdmissionHandlerDeps) {
         res,
         new ArbiterError('UNAVAILABLE', 'the configuration index is not synced yet'),
       );
-    const started = process.hrtime.bigint();
     readJson(req).then(
-      (body) => review(deps, webhook, body, started, res),
+      (body) => review(deps, webhook, body, res),
       (err: unknown) => sendError(res, err),
     );
   };
@@ -68,9 +67,10 @@ async function review(
   deps: AdmissionHandlerDeps,
   webhook: WebhookName,
   body: unknown,
-  started: bigint,
   res: ServerResponse,
 ): Promise<void> {
+  // From the parsed body to the answer: what Arbiter adds, not the network's share.
+  const started = process.hrtime.bigint();
   let request: AdmissionRequest;
   try {
     request = admissionRequestOf(body);

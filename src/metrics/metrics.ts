@@ -114,7 +114,7 @@ export class Metrics {
   });
   readonly admissionSeconds = new Histogram({
     name: 'arbiter_admission_duration_seconds',
-    help: 'Time to answer an AdmissionReview, from the body read to the answer',
+    help: 'Time to answer an AdmissionReview, from its parsed body to the answer (decision and audit append included)',
     labelNames: ['webhook'] as const,
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],

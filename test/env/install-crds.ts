@@ -46,9 +46,9 @@ export function crdForServer(crd: CrdManifest, version: ControlPlane['version'])
  */
 export async function installCrds(
   controlPlane: ControlPlane,
-  { timeoutMs = 30_000 }: { timeoutMs?: number } = {},
+  { timeoutMs = 30_000, dir = CRDS_DIR }: { timeoutMs?: number; dir?: string } = {},
 ): Promise<string[]> {
-  const crds = (await readCrdManifests()).map((crd) => crdForServer(crd, controlPlane.version));
+  const crds = (await readCrdManifests(dir)).map((crd) => crdForServer(crd, controlPlane.version));
   const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   for (const crd of crds) {
     const created = await controlPlane.request('POST', base, { body: crd });
