@@ -205,8 +205,10 @@ spec:
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
     follower.child.kill('SIGTERM');
-    await eventually('the follower to drain', async () =>
-      follower.logs.some((line) => line.includes('shutting down: draining requests')) ? true : undefined,
+    await eventually('the follower to drain', () =>
+      Promise.resolve(
+        follower.logs.some((line) => line.includes('shutting down: draining requests')) ? true : undefined,
+      ),
     );
     const during = await post('/validate/governance', review(AGENT));
     expect(during.status).toBe(200);
