@@ -60,4 +60,9 @@ export interface AdmissionOptions {
   /** The governance webhook's failurePolicy; undefined: Fail on API servers >= 1.28, else Ignore. */
   failurePolicy: FailurePolicy | undefined;
   certificates: CertificateSource;
+  /**
+   * A ClusterRole that owns both configurations (ownerReferences), so Kubernetes deletes
+   * them with it, e.g. on `helm uninstall`; undefined: they stay until deleted.
+   */
+  ownerClusterRole: string | undefined;
 }

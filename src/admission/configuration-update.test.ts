@@ -36,6 +36,22 @@ function live(from: ValidatingWebhookConfiguration, changes: { caBundle?: string
 }
 
 describe('configurationUpdate', () => {
+  it('sets the owning ClusterRole when it is named, and never removes an owner when it is not', () => {
+    const owner = { name: 'arbiter', uid: 'role-uid-1' };
+    const owned = configurationWebhook(input({ owner }));
+    const unowned = configurationWebhook(input());
+    expect(configurationUpdate(owned, live(unowned))?.metadata.ownerReferences).toEqual([
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'arbiter', uid: 'role-uid-1' },
+    ]);
+    expect(configurationUpdate(owned, live(owned))).toBeUndefined();
+    // A recreated ClusterRole has another uid: the reference follows it.
+    const recreated = configurationWebhook(input({ owner: { ...owner, uid: 'role-uid-2' } }));
+    expect(configurationUpdate(recreated, live(owned))?.metadata.ownerReferences).toMatchObject([
+      { uid: 'role-uid-2' },
+    ]);
+    expect(configurationUpdate(unowned, live(owned))).toBeUndefined();
+  });
+
   it('writes nothing when the owned fields match (server additions do not count)', () => {
     const desired = configurationWebhook(input());
     expect(configurationUpdate(desired, live(desired))).toBeUndefined();

@@ -19,6 +19,7 @@ export interface LiveConfiguration {
     resourceVersion?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    ownerReferences?: readonly unknown[];
   };
   webhooks?: readonly unknown[];
 }
@@ -77,6 +78,8 @@ function mergedMetadata(desired: ObjectMeta, live: LiveMetadata): ObjectMeta {
     name: desired.name,
     labels: { ...live.labels, ...desired.labels },
     annotations: Object.keys(annotations).length > 0 ? annotations : undefined,
+    // Ours when we name an owner; left as they are when we do not (Arbiter never removes one).
+    ...(desired.ownerReferences === undefined ? {} : { ownerReferences: desired.ownerReferences }),
   };
 }
 
@@ -85,6 +88,10 @@ function ownedMetadata(metadata: LiveMetadata): unknown {
   return plain({
     managedBy: metadata.labels?.[MANAGED_BY_LABEL],
     annotations: OWNED_ANNOTATIONS.map((key) => annotations[key] ?? null),
+    owners: (metadata.ownerReferences ?? []).map((reference) => {
+      const { kind, name, uid } = reference as { kind?: string; name?: string; uid?: string };
+      return { kind, name, uid };
+    }),
   });
 }
 

@@ -35,6 +35,18 @@ export interface WebhookConfigurationInput {
   caBundlePem: string | undefined;
   /** NAMESPACE/CERTIFICATE for INJECT_CA_ANNOTATION; undefined: no annotation. */
   injectCaFrom: string | undefined;
+  /** The ClusterRole whose deletion deletes the configurations; undefined: no owner. */
+  owner?: ClusterRoleOwner | undefined;
+}
+
+export interface ClusterRoleOwner {
+  name: string;
+  uid: string;
+}
+
+/** The ownerReference to a ClusterRole: garbage collection deletes the dependents with it. */
+export function ownerReference(owner: ClusterRoleOwner) {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: owner.name, uid: owner.uid };
 }
 
 export interface GovernanceWebhookInput extends WebhookConfigurationInput {
@@ -124,6 +136,7 @@ function configuration(
       ...(input.injectCaFrom === undefined
         ? {}
         : { annotations: { [INJECT_CA_ANNOTATION]: input.injectCaFrom } }),
+      ...(input.owner === undefined ? {} : { ownerReferences: [ownerReference(input.owner)] }),
     },
     webhooks: [webhook],
   };

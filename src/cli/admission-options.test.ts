@@ -25,7 +25,11 @@ describe('admission flags', () => {
         caValiditySeconds: 365 * 86_400,
         certValiditySeconds: 90 * 86_400,
       },
+      ownerClusterRole: undefined,
     });
+    expect(
+      parse('--admission-service', 'a/b', '--admission-owner-clusterrole', 'arbiter')?.ownerClusterRole,
+    ).toBe('arbiter');
     expect(parse('--admission-service', 'ns/svc:8443')?.endpoint).toMatchObject({ port: 8443 });
   });
 
@@ -50,6 +54,7 @@ describe('admission flags', () => {
       timeoutSeconds: 10,
       failurePolicy: 'Fail',
       certificates: { kind: 'directory', dir: '/tls', injectCaFrom: 'arbiter-system/arbiter-admission' },
+      ownerClusterRole: undefined,
     });
   });
 

@@ -20,6 +20,7 @@ export interface AdmissionFlags {
   'admission-cert-secret'?: string;
   'admission-ca-validity'?: string;
   'admission-cert-validity'?: string;
+  'admission-owner-clusterrole'?: string;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -50,6 +51,7 @@ export function admissionOptions(flags: AdmissionFlags): AdmissionOptions | unde
     ),
     failurePolicy: failurePolicyOf(flags['admission-failure-policy']),
     certificates: certificatesOf(flags),
+    ownerClusterRole: ownerOf(flags['admission-owner-clusterrole']),
   };
 }
 
@@ -83,6 +85,12 @@ function urlEndpoint(raw: string): AdmissionEndpoint {
   if (url.pathname !== '/' || url.search || url.hash || url.username)
     throw invalid('--admission-url: give only https://HOST:PORT; the webhook paths are added');
   return { kind: 'url', url: `${url.protocol}//${url.host}` };
+}
+
+function ownerOf(raw: string | undefined): string | undefined {
+  if (raw !== undefined && !/^[a-z0-9]([-a-z0-9.:]*[a-z0-9])?$/.test(raw))
+    throw invalid(`--admission-owner-clusterrole: ${raw} is not a ClusterRole name`);
+  return raw;
 }
 
 function failurePolicyOf(raw: string | undefined): FailurePolicy | undefined {

@@ -98,6 +98,9 @@ Admission webhooks (cluster mode; served when --admission-service or --admission
   --admission-ca-validity S, --admission-cert-validity S
                            lifetimes of the generated CA (default: 1 year) and serving
                            certificate (default: 90 days); renewed at two thirds
+  --admission-owner-clusterrole NAME
+                           this ClusterRole owns the webhook configurations, so
+                           Kubernetes deletes them with it (the chart's, on helm uninstall)
   -h, --help               this help
 
 Environment: ARBITER_LOG_LEVEL sets the default of --log-level; POD_NAMESPACE and
@@ -196,6 +199,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'admission-cert-secret': { type: 'string' },
       'admission-ca-validity': { type: 'string' },
       'admission-cert-validity': { type: 'string' },
+      'admission-owner-clusterrole': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -1,5 +1,6 @@
 import {
   AdmissionregistrationV1Api,
+  RbacAuthorizationV1Api,
   type KubeConfig,
   type V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
@@ -17,6 +18,7 @@ import type { ValidatingWebhookConfiguration } from '../admission/validating-web
 import {
   configurationWebhook,
   governanceWebhook,
+  type ClusterRoleOwner,
   type WebhookConfigurationInput,
 } from '../admission/webhook-configurations.js';
 import { ArbiterError } from '../model/index.js';
@@ -89,6 +91,9 @@ interface NormalisedWrite {
 export class WebhookConfigurator {
   private readonly settings: WebhookConfiguratorSettings;
   private readonly api: AdmissionregistrationV1Api;
+  private readonly rbac: RbacAuthorizationV1Api;
+  /** The owning ClusterRole's uid, read once it can be; undefined without --admission-owner-clusterrole. */
+  private owner: ClusterRoleOwner | undefined;
   private readonly discovery: ApiDiscovery;
   private readonly task: CoalescedTask;
   private readonly backoff: Backoff;
@@ -107,6 +112,7 @@ export class WebhookConfigurator {
   constructor(private readonly deps: WebhookConfiguratorDeps) {
     this.settings = { ...DEFAULT_WEBHOOK_CONFIGURATOR_SETTINGS, ...deps.settings };
     this.api = deps.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    this.rbac = deps.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     this.discovery = new ApiDiscovery(deps.kubeConfig, this.settings.requestTimeoutMs, deps.logger);
     this.backoff = new Backoff(this.settings.backoff);
     this.task = new CoalescedTask(
@@ -160,8 +166,9 @@ export class WebhookConfigurator {
 
   private async reconcile(): Promise<void> {
     if (!this.deps.isLeader()) return;
-    const input = this.commonInput();
-    if (!input) return;
+    const common = this.commonInput();
+    if (!common) return;
+    const input = { ...common, owner: (this.owner ??= await this.readOwner()) };
     const server = (this.server ??= await this.readServer());
     const resources = (this.resources ??= await this.discovery.resourceLists());
     const desired = [
@@ -208,6 +215,32 @@ export class WebhookConfigurator {
     if (risk) this.deps.logger.warn(facts, `ADMISSION: ${risk}`);
     else this.deps.logger.info(facts, 'governance webhook: only bound identities reach Arbiter');
     return { version, failurePolicy };
+  }
+
+  /**
+   * The ClusterRole that owns the configurations, so that deleting it (helm uninstall)
+   * deletes them. Without it they would outlive Arbiter, and the configuration webhook
+   * (Fail) would refuse every write of the kept CRDs. A failed read leaves them without an
+   * owner for this pass, and is retried on the next.
+   */
+  private async readOwner(): Promise<ClusterRoleOwner | undefined> {
+    const name = this.deps.options.ownerClusterRole;
+    if (name === undefined) return undefined;
+    try {
+      const role = await withTimeout(
+        this.rbac.readClusterRole({ name }),
+        this.settings.requestTimeoutMs,
+        'the API server',
+      );
+      const uid = role.metadata?.uid;
+      return uid ? { name, uid } : undefined;
+    } catch (err) {
+      this.deps.logger.warn(
+        { err, cluster_role: name },
+        'cannot read the ClusterRole that should own the webhook configurations; writing them without an owner',
+      );
+      return undefined;
+    }
   }
 
   /** Creates or updates one configuration; false when it exists without Arbiter's label. */

@@ -47,7 +47,11 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
     bound: string[];
   }
 
-  function startConfigurator(world: World, certificates: CertificateSource = GENERATED) {
+  function startConfigurator(
+    world: World,
+    certificates: CertificateSource = GENERATED,
+    ownerClusterRole: string | undefined = undefined,
+  ) {
     const logs: any[] = [];
     const options: AdmissionOptions = {
       port: 9443,
@@ -55,6 +59,7 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
       timeoutSeconds: 5,
       failurePolicy: 'Ignore',
       certificates,
+      ownerClusterRole,
     };
     const configurator = new WebhookConfigurator({
       kubeConfig: controlPlane().makeKubeConfig(),
@@ -125,6 +130,44 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
       data: { a: '1' },
     });
     expect(created.status).toBe(201);
+  });
+
+  it('makes a ClusterRole the owner of both configurations, so deleting it (helm uninstall) deletes them', async () => {
+    const role = await kube('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      metadata: { name: 'arbiter-owner-test' },
+      rules: [],
+    });
+    expect(role.status, role.text).toBe(201);
+    try {
+      const { passes } = startConfigurator(
+        { leader: true, ca: CA_1, bound: [] },
+        GENERATED,
+        'arbiter-owner-test',
+      );
+      await passes();
+      for (const name of NAMES)
+        expect((await read(name)).metadata.ownerReferences).toEqual([
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            name: 'arbiter-owner-test',
+            uid: role.body.metadata.uid,
+          },
+        ]);
+      // A missing ClusterRole leaves the configurations without an owner, never without webhooks.
+      for (const name of NAMES) await kube('DELETE', `${CONFIGURATIONS}/${name}`);
+      await kube('DELETE', '/apis/rbac.authorization.k8s.io/v1/clusterroles/arbiter-owner-test');
+      const { passes: again, logs } = startConfigurator(
+        { leader: true, ca: CA_1, bound: [] },
+        GENERATED,
+        'gone',
+      );
+      await again();
+      for (const name of NAMES) expect((await read(name)).metadata.ownerReferences).toBeUndefined();
+      expect(logs.some((line) => /cannot read the ClusterRole/.test(line.msg))).toBe(true);
+    } finally {
+      await kube('DELETE', '/apis/rbac.authorization.k8s.io/v1/clusterroles/arbiter-owner-test');
+    }
   });
 
   it('governs what the real discovery lists, except what the cluster depends on; new CRDs follow', async () => {

@@ -57,7 +57,9 @@ describe('the chart RBAC', () => {
       const chart = await renderChart({ name: 'gov', namespace });
       const clusterRole = chart.one('ClusterRole');
       const role = chart.one('Role');
-      expect(clusterRole.rules).toEqual(only(deploy, 'ClusterRole').rules);
+      expect(clusterRole.rules).toEqual(
+        ownedBy(only(deploy, 'ClusterRole').rules, clusterRole.metadata.name),
+      );
       expect(role.rules).toEqual(only(deploy, 'Role').rules);
       expect(role.metadata.namespace).toBe(namespace);
       const serviceAccount = chart.one('ServiceAccount');
@@ -109,8 +111,10 @@ describe('the chart RBAC', () => {
     const isWebhookRule = (rule: Rule) => rule.resources.includes('validatingwebhookconfigurations');
     const isSecretRule = (rule: Rule) => rule.resources.includes('secrets');
 
+    const isOwnerRule = (rule: Rule) => rule.resources.includes('clusterroles');
     const renamed = await renderChart({ values: { admission: { certSecretName: 'webhook-serving' } } });
-    expect(renamed.one('ClusterRole').rules).toEqual(clusterRules);
+    const release = renamed.one('ClusterRole').metadata.name;
+    expect(renamed.one('ClusterRole').rules).toEqual(ownedBy(clusterRules, release));
     expect(renamed.one('Role').rules).toEqual(
       roleRules.map((rule) =>
         rule.resourceNames?.includes(DEFAULT_CERT_SECRET_NAME)
@@ -120,14 +124,23 @@ describe('the chart RBAC', () => {
     );
 
     const certManager = await renderChart({ values: { admission: { certManager: { enabled: true } } } });
-    expect(certManager.one('ClusterRole').rules).toEqual(clusterRules);
+    expect(certManager.one('ClusterRole').rules).toEqual(ownedBy(clusterRules, release));
     expect(certManager.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
 
     const off = await renderChart({ values: { admission: { enabled: false } } });
-    expect(off.one('ClusterRole').rules).toEqual(clusterRules.filter((rule) => !isWebhookRule(rule)));
+    expect(off.one('ClusterRole').rules).toEqual(
+      clusterRules.filter((rule) => !isWebhookRule(rule) && !isOwnerRule(rule)),
+    );
     expect(off.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
   });
 });
+
+/** deploy/rbac's rules with the owner rule naming the release's ClusterRole instead of arbiter-controller. */
+function ownedBy(rules: Rule[], clusterRole: string): Rule[] {
+  return rules.map((rule) =>
+    rule.resources.includes('clusterroles') ? { ...rule, resourceNames: [clusterRole] } : rule,
+  );
+}
 
 interface Rule {
   apiGroups: string[];

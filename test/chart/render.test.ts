@@ -283,6 +283,8 @@ describe('the admission webhooks in the chart', () => {
       timeoutSeconds: 5,
       failurePolicy: undefined,
       certificates: expect.objectContaining({ kind: 'generated', secretName: 'arbiter-admission-tls' }),
+      // The release's ClusterRole owns the webhook configurations: helm uninstall removes them.
+      ownerClusterRole: chart.one('ClusterRole').metadata.name,
     });
     expect(webhookPort).toEqual({ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' });
     expect(arbiterContainer(chart).ports).toContainEqual({
