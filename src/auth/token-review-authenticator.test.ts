@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArbiterError } from '../model/index.js';
 import { ApiKeyRegistry } from './api-keys.js';
+import type { Principal } from './scopes.js';
 import {
   TokenReviewAuthenticator,
   type TokenReviewResult,
@@ -67,6 +68,27 @@ describe('ServiceAccount tokens (TokenReview)', () => {
   ])('refuses %s', async (_, username) => {
     const { authenticator } = setup({ [jwt('t')]: username });
     expect(await authenticator.authenticate(jwt('t'))).toBeUndefined();
+  });
+
+  it('asks the directory on every request: a binding that appears or goes applies at once, cache or not', async () => {
+    const clock = { ms: 0 };
+    const reviewer = fakeReviewer({ [jwt('b')]: 'system:serviceaccount:agents-sandbox:agent' });
+    const bound = new Map<string, Principal>();
+    const authenticator = new TokenReviewAuthenticator(reviewer.review, bound, {}, () => clock.ms);
+    // Nobody listed or bound: the token is not even sent out.
+    expect(await authenticator.authenticate(jwt('b'))).toBeUndefined();
+    expect(reviewer.calls).toEqual([]);
+    const principal: Principal = {
+      name: 'serviceaccount:agents-sandbox/agent',
+      scopes: new Set(['governance:propose']),
+    };
+    bound.set('agents-sandbox/agent', principal);
+    expect(await authenticator.authenticate(jwt('b'))).toBe(principal);
+    bound.delete('agents-sandbox/agent');
+    bound.set('other/x', principal); // someone is still bound, so tokens are reviewed
+    clock.ms += 1_000; // well within the 30 s the review is cached
+    expect(await authenticator.authenticate(jwt('b'))).toBeUndefined();
+    expect(reviewer.calls).toHaveLength(1);
   });
 
   it('refuses what the API server does not authenticate, and sends no non-JWT to it', async () => {
