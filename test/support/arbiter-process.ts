@@ -150,7 +150,14 @@ export async function call(
   base: string,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: {
+    key?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    /** Abort after this long (the call rejects): a request may never be answered. */
+    timeoutMs?: number;
+  } = {},
 ): Promise<CallResult> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -159,7 +166,12 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
