@@ -46,7 +46,12 @@ export interface ClusterRoleOwner {
 
 /** The ownerReference to a ClusterRole: garbage collection deletes the dependents with it. */
 export function ownerReference(owner: ClusterRoleOwner) {
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: owner.name, uid: owner.uid };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    name: owner.name,
+    uid: owner.uid,
+  };
 }
 
 export interface GovernanceWebhookInput extends WebhookConfigurationInput {

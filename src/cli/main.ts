@@ -1,33 +1,49 @@
 #!/usr/bin/env node
 import { ArbiterError } from '../model/index.js';
-import { runAuditVerify } from './audit-verify.js';
-import { serve } from './serve.js';
-import { parseServeOptions, SERVE_HELP } from './serve-options.js';
+import { commandsHelp, findCommand, type Command } from './commands.js';
 
-const HELP = `Usage: arbiter <command> [options]
+// Each command loads its own modules when it runs: `arbiter validate` in CI need not load
+// the server (express, the Kubernetes client, ioredis) to check a few files.
 
-Commands:
-  serve                 serve the API (see: arbiter serve --help)
-  audit verify FILE     verify an audit export offline (see: arbiter audit verify --help)
-`;
+const COMMANDS: readonly Command[] = [
+  {
+    words: ['serve'],
+    usage: 'serve',
+    summary: 'serve the API (see: arbiter serve --help)',
+    run: async (argv) => {
+      const { parseServeOptions, SERVE_HELP } = await import('./serve-options.js');
+      const options = parseServeOptions(argv, process.env);
+      if (options === 'help') {
+        process.stdout.write(SERVE_HELP);
+        return 0;
+      }
+      await (await import('./serve.js')).serve(options);
+      return 0;
+    },
+  },
+  {
+    words: ['validate'],
+    usage: 'validate PATH...',
+    summary: 'check manifests as the server and the admission webhook do',
+    run: async (argv) => (await import('./validate.js')).runValidate(argv),
+  },
+  {
+    words: ['audit', 'verify'],
+    usage: 'audit verify FILE',
+    summary: 'verify an audit export offline',
+    run: async (argv) => (await import('./audit-verify.js')).runAuditVerify(argv),
+  },
+];
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === 'serve') {
-    const options = parseServeOptions(rest, process.env);
-    if (options === 'help') {
-      process.stdout.write(SERVE_HELP);
-      return 0;
-    }
-    await serve(options);
-    return 0;
+  const [first] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    process.stdout.write(commandsHelp(COMMANDS));
+    return first === undefined ? 2 : 0;
   }
-  if (command === 'audit' && rest[0] === 'verify') return runAuditVerify(rest.slice(1));
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(HELP);
-    return command === undefined ? 2 : 0;
-  }
-  process.stderr.write(`arbiter: unknown command "${argv.join(' ')}"\n\n${HELP}`);
+  const found = findCommand(COMMANDS, argv);
+  if (found) return found.command.run(found.rest);
+  process.stderr.write(`arbiter: unknown command "${argv.join(' ')}"\n\n${commandsHelp(COMMANDS)}`);
   return 2;
 }
 

@@ -17,3 +17,4 @@ export {
 export { MemoryRateLimiter, type MemoryRateLimiterOptions } from './memory-rate-limiter.js';
 export { riskScore } from './risk-score.js';
 export { checkTimeWindow, type WindowVerdict } from './time-window.js';
+export { unreachableRules, type RuleFinding } from './unreachable-rules.js';

@@ -36,13 +36,21 @@ export function evaluatePolicies(
   return { policiesEvaluated, rules: evaluated, winner };
 }
 
-/** Higher priority wins; at equal priority the more restrictive outcome; then the earlier rule. */
 function pickWinner(best: RuleEvaluation | null, rule: RuleEvaluation): RuleEvaluation {
-  if (!best) return rule;
-  if (rule.priority !== best.priority) return rule.priority > best.priority ? rule : best;
-  return restrictiveness(rule) < restrictiveness(best) ? rule : best;
+  return best && !outranks(rule, best) ? best : rule;
 }
 
-function restrictiveness(rule: RuleEvaluation): number {
+type Ranked = Pick<RuleEvaluation, 'priority' | 'outcome'>;
+
+/**
+ * Whether `a` wins over `b` when both match: higher priority wins; at equal priority the
+ * more restrictive outcome; otherwise the earlier rule (by policy name and position) stays.
+ */
+export function outranks(a: Ranked, b: Ranked): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  return restrictiveness(a) < restrictiveness(b);
+}
+
+function restrictiveness(rule: Ranked): number {
   return OUTCOME_RESTRICTIVENESS.indexOf(rule.outcome);
 }

@@ -27,6 +27,7 @@ export function indexCapabilities(
         object,
         'InvalidSchema',
         `spec.parameterSchema is not a valid JSON Schema: ${compiled.error}`,
+        'spec.parameterSchema',
       );
       continue;
     }
@@ -36,6 +37,7 @@ export function indexCapabilities(
         object,
         'Conflict',
         `capability ${object.spec.name} is already defined by the older Capability ${holder.id}`,
+        'spec.name',
       );
       continue;
     }

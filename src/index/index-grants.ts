@@ -1,4 +1,5 @@
 import type { ActorGrantObject } from '../model/index.js';
+import type { IdentityConflict } from './index-identities.js';
 import type { IndexedGrant } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
 import { isKnownTimeZone } from './time-zone.js';
@@ -13,14 +14,19 @@ export function indexGrants(
   statuses: ObjectStatuses,
   isCapability: (name: string) => boolean,
   /** ActorGrants that lost an identity conflict (indexIdentities): not used, Conflict. */
-  conflicts: ReadonlyMap<string, string> = new Map(),
+  conflicts: ReadonlyMap<string, IdentityConflict> = new Map(),
 ): Map<string, IndexedGrant[]> {
   const byActor = new Map<string, IndexedGrant[]>();
   const sorted = [...objects].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   for (const object of sorted) {
     const conflict = conflicts.get(object.metadata.name);
     if (conflict !== undefined) {
-      statuses.set(object, 'Conflict', `${conflict}; this ActorGrant is not used until that is resolved`);
+      statuses.set(
+        object,
+        'Conflict',
+        `${conflict.message}; this ActorGrant is not used until that is resolved`,
+        conflict.field,
+      );
       continue;
     }
     const actorId = object.spec.actor.id;
@@ -56,6 +62,7 @@ function setStatus(
       object,
       'InvalidSpec',
       `unknown time zone(s) ${badZones.join(', ')}; the grants using them deny until fixed`,
+      `spec.grants[${object.spec.grants.findIndex((g) => badZones.includes(g.constraints?.timeWindow?.timezone ?? ''))}].constraints.timeWindow.timezone`,
     );
   const unknown = [...new Set(object.spec.grants.map((g) => g.capability).filter((c) => !isCapability(c)))];
   if (unknown.length > 0)
@@ -63,6 +70,7 @@ function setStatus(
       object,
       'UnknownCapability',
       `grants name capabilities that are not registered: ${unknown.join(', ')}; they apply once registered`,
+      `spec.grants[${object.spec.grants.findIndex((g) => !isCapability(g.capability))}].capability`,
     );
   return statuses.set(
     object,

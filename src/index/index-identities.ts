@@ -11,11 +11,18 @@ export interface IdentityBinding {
   readonly source: string;
 }
 
+/** Why an ActorGrant lost: the identity, and where it names it. */
+export interface IdentityConflict {
+  message: string;
+  /** `spec.actor.subjects[i]`. */
+  field: string;
+}
+
 export interface IndexedIdentities {
   /** By username (`system:serviceaccount:<ns>:<name>` or a user's name). */
   bindings: Map<string, IdentityBinding>;
-  /** ActorGrants that bind an identity already bound to another actor, with why. */
-  conflicts: Map<string, string>;
+  /** ActorGrants (by name) that bind an identity already bound to another actor. */
+  conflicts: Map<string, IdentityConflict>;
 }
 
 /**
@@ -25,20 +32,22 @@ export interface IndexedIdentities {
  */
 export function indexIdentities(objects: readonly ActorGrantObject[]): IndexedIdentities {
   const bindings = new Map<string, IdentityBinding>();
-  const conflicts = new Map<string, string>();
+  const conflicts = new Map<string, IdentityConflict>();
   for (const object of [...objects].sort(olderFirst)) {
     const subjects = object.spec.actor.subjects ?? [];
     if (subjects.length === 0) continue;
     const actorId = object.spec.actor.id;
     const usernames = subjects.map(subjectUsername);
-    const taken = usernames
-      .map((username) => bindings.get(username))
-      .find((held) => held !== undefined && held.actorId !== actorId);
-    if (taken) {
-      conflicts.set(
-        object.metadata.name,
-        `identity ${taken.username} is already bound to actor ${taken.actorId} by the older ActorGrant ${taken.source}`,
-      );
+    const index = usernames.findIndex((username) => {
+      const held = bindings.get(username);
+      return held !== undefined && held.actorId !== actorId;
+    });
+    if (index >= 0) {
+      const taken = bindings.get(usernames[index]!)!;
+      conflicts.set(object.metadata.name, {
+        message: `identity ${taken.username} is already bound to actor ${taken.actorId} by the older ActorGrant ${taken.source}`,
+        field: `spec.actor.subjects[${index}]`,
+      });
       continue;
     }
     for (const username of usernames) {

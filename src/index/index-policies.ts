@@ -4,7 +4,8 @@ import { compileCondition } from './compile-condition.js';
 import type { CompiledRule, IndexedPolicy } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
 
-type PolicyCompileResult = { ok: true; rules: CompiledRule[] } | { ok: false; error: string };
+type PolicyCompileResult =
+  { ok: true; rules: CompiledRule[] } | { ok: false; error: string; ruleIndex: number };
 
 export interface IndexedPolicies {
   policies: Map<string, IndexedPolicy>;
@@ -32,7 +33,12 @@ export function indexPolicies(
     const enabled = object.spec.enabled ?? true;
     const status = compiled.ok
       ? statusOfValid(object, statuses, isCapability, enabled)
-      : statuses.set(object, 'InvalidCondition', compiled.error);
+      : statuses.set(
+          object,
+          'InvalidCondition',
+          compiled.error,
+          `spec.rules[${compiled.ruleIndex}].condition`,
+        );
     policies.set(name, {
       name,
       spec: object.spec,
@@ -59,6 +65,7 @@ function compilePolicy(object: PolicyObject): PolicyCompileResult {
       if (!result.ok)
         return {
           ok: false,
+          ruleIndex,
           error:
             `policy ${object.metadata.name}, rule ${ruleIndex} (capability ${rule.capability}): ` +
             `the condition does not compile: ${result.error}`,
@@ -89,6 +96,7 @@ function statusOfValid(
       object,
       'UnknownCapability',
       `rules name capabilities that are not registered: ${unknown.join(', ')}; they apply once registered`,
+      `spec.rules[${object.spec.rules.findIndex((r) => !isCapability(r.capability))}].capability`,
     );
   return statuses.set(
     object,

@@ -14,4 +14,6 @@ export interface ObjectStatus {
   reason: ReadyReason;
   message: string;
   observedGeneration?: number;
+  /** The spec field the reason is about (e.g. `spec.rules[2].condition`), for tools that point at a line. */
+  field?: string;
 }

@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { manifestFindings, type Finding } from '../policy-tools/manifest-findings.js';
+import { readLocatedManifests } from '../sources/located-manifests.js';
+
+const HELP = `Usage: arbiter validate PATH... [-o text|json|github] [--strict]
+
+Checks Capability, Policy and ActorGrant manifests (files, or folders of *.yaml) as the
+server and the admission webhook do: schema, CEL conditions, parameter schemas, time
+zones, duplicate names, identities bound to two actors. Warns about what is legal but
+likely wrong: a capability no file defines, a rule that can never decide, two rules
+without conditions at equal priority with different outcomes.
+
+Each problem is printed as FILE:LINE: Kind/name: message.
+  -o text     the default
+  -o json     {"valid", "errors": [...], "warnings": [...]} for machines
+  -o github   GitHub Actions annotations (::error file=...,line=...::...)
+  --strict    warnings count as errors
+Exit status: 0 valid, 1 invalid, 2 usage error.
+`;
+
+const FORMATS = ['text', 'json', 'github'] as const;
+type Format = (typeof FORMATS)[number];
+
+export async function runValidate(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        output: { type: 'string', short: 'o', default: 'text' },
+        strict: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const format = values.output as Format;
+  if (!FORMATS.includes(format))
+    return usage(`-o must be one of ${FORMATS.join(', ')}, not ${values.output}`);
+  if (positionals.length === 0) return usage('name at least one file or folder of manifests');
+  let read;
+  try {
+    read = await readLocatedManifests(positionals);
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  const findings = manifestFindings(read.objects, read.problems).map((f) =>
+    values.strict && f.severity === 'warning' ? { ...f, severity: 'error' as const } : f,
+  );
+  const errors = findings.filter((f) => f.severity === 'error');
+  process.stdout.write(render(format, findings, read.objects.length));
+  process.stderr.write(
+    `${read.objects.length} object(s): ${errors.length} error(s), ${findings.length - errors.length} warning(s)\n`,
+  );
+  return errors.length > 0 ? 1 : 0;
+}
+
+function render(format: Format, findings: readonly Finding[], objects: number): string {
+  switch (format) {
+    case 'json': {
+      const view = (f: Finding) => ({
+        file: f.file,
+        line: f.line,
+        object: f.object ?? null,
+        message: f.message,
+      });
+      const errors = findings.filter((f) => f.severity === 'error').map(view);
+      const warnings = findings.filter((f) => f.severity === 'warning').map(view);
+      return `${JSON.stringify({ valid: errors.length === 0, objects, errors, warnings }, null, 2)}\n`;
+    }
+    case 'github':
+      return findings.map(githubAnnotation).join('');
+    case 'text':
+      return findings
+        .map((f) => `${f.file}:${f.line}: ${f.object ? `${f.object}: ` : ''}${prefix(f)}${f.message}\n`)
+        .join('');
+  }
+}
+
+function prefix(finding: Finding): string {
+  return finding.severity === 'warning' ? 'warning: ' : '';
+}
+
+/** ::error file=F,line=L,title=T::message, escaped as the Actions toolkit escapes them. */
+function githubAnnotation(finding: Finding): string {
+  const property = (value: string) =>
+    value
+      .replaceAll('%', '%25')
+      .replaceAll('\r', '%0D')
+      .replaceAll('\n', '%0A')
+      .replaceAll(':', '%3A')
+      .replaceAll(',', '%2C');
+  const data = (value: string) =>
+    value.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+  const title = finding.object ? `,title=${property(finding.object)}` : '';
+  return `::${finding.severity} file=${property(finding.file)},line=${finding.line}${title}::${data(finding.message)}\n`;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`arbiter validate: ${message}\n\n${HELP}`);
+  return 2;
+}

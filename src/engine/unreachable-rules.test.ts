@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { buildIndex } from '../index/index.js';
+import { capability, policy } from './test-fixtures.js';
+import { unreachableRules } from './unreachable-rules.js';
+
+const world = (...policies: ReturnType<typeof policy>[]) => buildIndex([capability('db.write'), ...policies]);
+
+describe('unreachableRules', () => {
+  it('finds a rule that an unconditional rule of higher priority always beats', () => {
+    const findings = unreachableRules(
+      world(
+        policy('catch-all', [{ capability: 'db.write', outcome: 'DENY', priority: 10 }]),
+        policy('later', [{ capability: 'db.write', condition: "parameters.table == 'x'", outcome: 'ALLOW' }]),
+      ),
+    );
+    expect(findings).toEqual([
+      {
+        policy: 'later',
+        ruleIndex: 0,
+        capability: 'db.write',
+        message:
+          'rule 0 (capability db.write) can never decide: policy catch-all rule 0 (priority 10, no condition) always decides db.write first',
+      },
+    ]);
+  });
+
+  it('flags two unconditional rules at equal priority with different outcomes, on the one that loses', () => {
+    const findings = unreachableRules(
+      world(
+        policy('a', [{ capability: 'db.write', outcome: 'ALLOW' }]),
+        policy('b', [{ capability: 'db.write', outcome: 'ESCALATE' }]),
+      ),
+    );
+    expect(findings.map((f) => [f.policy, f.ruleIndex])).toEqual([['a', 0]]);
+    expect(findings[0]!.message).toContain(
+      'like policy b rule 0 at the same priority 0, whose ESCALATE always wins over this ALLOW',
+    );
+  });
+
+  it('says nothing when every rule can still decide', () => {
+    expect(
+      unreachableRules(
+        world(
+          policy('p', [
+            { capability: 'db.write', condition: 'parameters.rows > 10', outcome: 'DENY', priority: 5 },
+            { capability: 'db.write', outcome: 'ALLOW' },
+            { capability: 'db.write', outcome: 'ALLOW' }, // the same outcome twice is redundant, not ambiguous
+          ]),
+          policy('off', [{ capability: 'db.write', outcome: 'DENY', priority: 99 }], false),
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('ranks as the engine does: at equal priority a more restrictive unconditional rule always wins', () => {
+    const findings = unreachableRules(
+      world(
+        policy('p', [
+          { capability: 'db.write', outcome: 'DENY' },
+          { capability: 'db.write', condition: 'parameters.ok', outcome: 'ALLOW' },
+        ]),
+      ),
+    );
+    expect(findings.map((f) => f.ruleIndex)).toEqual([1]);
+  });
+});

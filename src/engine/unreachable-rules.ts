@@ -1,0 +1,70 @@
+import type { CompiledRule, IndexSnapshot } from '../index/index.js';
+import { outranks } from './policy-evaluation.js';
+
+/** A rule that is legal but likely wrong, found from the rule order the engine decides by. */
+export interface RuleFinding {
+  policy: string;
+  ruleIndex: number;
+  capability: string;
+  message: string;
+}
+
+/**
+ * Rules of enabled policies that can never decide, because a rule without a condition for
+ * the same capability always outranks them, and pairs of rules without conditions at equal
+ * priority with different outcomes (the more restrictive one silently wins). Pure: the
+ * same ranking as evaluatePolicies.
+ */
+export function unreachableRules(snapshot: IndexSnapshot): RuleFinding[] {
+  const capabilities = new Set(snapshot.policies().flatMap((p) => p.spec.rules.map((r) => r.capability)));
+  return [...capabilities].sort().flatMap((capability) => findingsFor(snapshot.rulesFor(capability)));
+}
+
+function findingsFor(rules: readonly CompiledRule[]): RuleFinding[] {
+  const findings: RuleFinding[] = [];
+  const unconditional = rules.filter((r) => r.condition === null);
+  for (const rule of rules) {
+    const tie = unconditional.find(
+      (other) =>
+        other !== rule &&
+        rule.condition === null &&
+        other.priority === rule.priority &&
+        other.outcome !== rule.outcome,
+    );
+    if (tie) {
+      // Reported once per pair, on the rule that loses.
+      if (outranks(tie, rule))
+        findings.push(
+          finding(
+            rule,
+            `has no condition, like ${describe(tie)} at the same priority ${rule.priority}, ` +
+              `whose ${tie.outcome} always wins over this ${rule.outcome}; give one a condition or another priority`,
+          ),
+        );
+      continue;
+    }
+    const always = unconditional.find((other) => other !== rule && outranks(other, rule));
+    if (always)
+      findings.push(
+        finding(
+          rule,
+          `can never decide: ${describe(always)} (priority ${always.priority}, no condition) ` +
+            `always decides ${rule.capability} first`,
+        ),
+      );
+  }
+  return findings;
+}
+
+function describe(rule: CompiledRule): string {
+  return `policy ${rule.policy} rule ${rule.ruleIndex}`;
+}
+
+function finding(rule: CompiledRule, text: string): RuleFinding {
+  return {
+    policy: rule.policy,
+    ruleIndex: rule.ruleIndex,
+    capability: rule.capability,
+    message: `rule ${rule.ruleIndex} (capability ${rule.capability}) ${text}`,
+  };
+}
