@@ -28,6 +28,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./validate.js')).runValidate(argv),
   },
   {
+    words: ['test'],
+    usage: 'test PATH...',
+    summary: "run policy test suites (*.test.yaml) with the server's engine",
+    run: async (argv) => (await import('./policy-test.js')).runPolicyTests(argv),
+  },
+  {
     words: ['audit', 'verify'],
     usage: 'audit verify FILE',
     summary: 'verify an audit export offline',

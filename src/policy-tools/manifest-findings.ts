@@ -1,5 +1,5 @@
 import { unreachableRules } from '../engine/index.js';
-import { buildIndex, isRejected, validateConfigObject } from '../index/index.js';
+import { buildIndex, isRejected, validateConfigObject, type IndexSnapshot } from '../index/index.js';
 import { objectKey, type ConfigObject } from '../model/index.js';
 import type { FileProblem, LocatedObject } from '../sources/located-manifests.js';
 
@@ -26,6 +26,14 @@ export function manifestFindings(
   objects: readonly LocatedObject[],
   problems: readonly FileProblem[],
 ): Finding[] {
+  return checkManifests(objects, problems).findings;
+}
+
+/** The findings, and the index the valid objects make (what `arbiter test` decides with). */
+export function checkManifests(
+  objects: readonly LocatedObject[],
+  problems: readonly FileProblem[],
+): { findings: Finding[]; snapshot: IndexSnapshot } {
   const findings: Finding[] = problems.map((p) => ({ severity: 'error', ...p, object: undefined }));
   const located = new Map<string, LocatedObject>();
   const valid: ConfigObject[] = [];
@@ -58,7 +66,7 @@ export function manifestFindings(
       at(item, `Policy/${rule.policy}`, 'warning', rule.message, `spec.rules[${rule.ruleIndex}]`),
     );
   }
-  return findings.sort(byPlace);
+  return { findings: findings.sort(byPlace), snapshot };
 }
 
 function at(
