@@ -34,6 +34,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./policy-test.js')).runPolicyTests(argv),
   },
   {
+    words: ['replay'],
+    usage: 'replay EXPORT --manifests DIR',
+    summary: 'which recorded outcomes a configuration would change',
+    run: async (argv) => (await import('./replay.js')).runReplay(argv),
+  },
+  {
     words: ['audit', 'verify'],
     usage: 'audit verify FILE',
     summary: 'verify an audit export offline',

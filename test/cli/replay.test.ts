@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  CLI,
+  EXAMPLE_MANIFESTS,
+  KEYS,
+  removeDir,
+  startArbiter,
+  tempDir,
+} from '../support/arbiter-process.js';
+
+function arbiter(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const PROPOSALS = [
+  ['database.query', { query: 'select 1' }], // under a rate-limited grant: counted apart
+  ['database.write', { database: 'production', statement: 'update t set x=1' }],
+  ['payments.transfer', { amount: 50000, currency: 'USD', to: 'acct-7' }],
+  ['payments.transfer', { amount: 2000, currency: 'EUR', to: 'acct-7' }],
+  ['deploy.production', { service: 'web', version: '1.2.3' }],
+] as const;
+
+/** An export made by a running embedded server, replayed against edited copies of its manifests. */
+describe('arbiter replay', () => {
+  let dir: string;
+  let exportFile: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    dir = await tempDir('arbiter-replay-');
+    const server = await startArbiter();
+    try {
+      for (const [capability, parameters] of PROPOSALS) {
+        const res = await call(server.url, 'POST', '/api/v1/governance/propose', {
+          key: KEYS.agent,
+          body: { actor: { id: 'agent-001', type: 'ai-agent' }, action: { capability, parameters } },
+        });
+        expect(res.status).toBe(200);
+        ids[`${capability} ${JSON.stringify(parameters)}`] = res.body.decision_id;
+      }
+      const exported = await call(server.url, 'GET', '/api/v1/audit/export', { key: KEYS.auditor });
+      expect(exported.status).toBe(200);
+      exportFile = join(dir, 'audit.jsonl');
+      await writeFile(
+        exportFile,
+        typeof exported.body === 'string' ? exported.body : `${JSON.stringify(exported.body)}\n`,
+      );
+    } finally {
+      await server.stop();
+      await removeDir(server.dataDir);
+      await removeDir(server.manifestsDir);
+    }
+  });
+  afterAll(async () => {
+    await removeDir(dir);
+  });
+
+  const edited = async (name: string, edit: (text: string) => string) => {
+    const copy = join(dir, name);
+    await cp(EXAMPLE_MANIFESTS, copy, { recursive: true });
+    const policies = join(copy, 'policies.yaml');
+    await writeFile(policies, edit(await readFile(policies, 'utf8')));
+    return copy;
+  };
+
+  it('changes nothing under the configuration that made the decisions', async () => {
+    const result = await arbiter([
+      'replay',
+      exportFile,
+      '--manifests',
+      EXAMPLE_MANIFESTS,
+      '--fail-on-loosen',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      'replayed 4 decision(s): 4 unchanged\nnot replayed: 1 depended on a rate limit, 0 on a review\n',
+    );
+  });
+
+  it('prints the transition matrix with decision ids, and fails on a loosening when asked', async () => {
+    const manifests = await edited('edited', (text) =>
+      text
+        .replace('parameters.amount > 10000', 'parameters.amount > 100000')
+        .replace(
+          "parameters.database == 'production'\", outcome: REQUIRE_CONFIRMATION",
+          "parameters.database == 'production'\", outcome: DENY",
+        ),
+    );
+    const transfer = ids[`payments.transfer ${JSON.stringify(PROPOSALS[2][1])}`];
+    const write = ids[`database.write ${JSON.stringify(PROPOSALS[1][1])}`];
+    const result = await arbiter(['replay', exportFile, '--manifests', manifests]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      'replayed 4 decision(s): 2 unchanged',
+      `DENY -> ALLOW: 1 (loosens)  ${transfer}`,
+      `REQUIRE_CONFIRMATION -> DENY: 1  ${write}`,
+      'not replayed: 1 depended on a rate limit, 0 on a review',
+      '',
+    ]);
+    expect((await arbiter(['replay', exportFile, '--manifests', manifests, '--fail-on-loosen'])).code).toBe(
+      1,
+    );
+    const json = JSON.parse(
+      (await arbiter(['replay', exportFile, '--manifests', manifests, '-o', 'json'])).stdout,
+    );
+    expect(json.transitions).toContainEqual({
+      from: 'DENY',
+      to: 'ALLOW',
+      count: 1,
+      decisionIds: [transfer],
+      loosens: true,
+    });
+    expect(json.apart).toEqual({ rateLimited: 1, reviewed: 0 });
+  });
+
+  it('refuses invalid manifests and usage errors with exit 2', async () => {
+    const broken = await edited('broken', (text) =>
+      text.replace('parameters.amount > 10000', 'parameters.amount >'),
+    );
+    const invalid = await arbiter(['replay', exportFile, '--manifests', broken]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/policies\.yaml:\d+: Policy\/payment-limits: InvalidCondition/);
+    for (const args of [
+      ['replay', exportFile],
+      ['replay', '--manifests', broken],
+      ['replay', join(dir, 'none.jsonl'), '--manifests', broken],
+    ])
+      expect((await arbiter(args)).code).toBe(2);
+  });
+});
