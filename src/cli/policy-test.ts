@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { resolveEngineSettings } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
 import { junitReport } from '../policy-tools/junit-report.js';
-import { checkManifests } from '../policy-tools/manifest-findings.js';
+import { checkManifests, formatFinding } from '../policy-tools/manifest-findings.js';
 import { parsePolicyTestSuite, type PolicyTestSuite } from '../policy-tools/policy-test-suite.js';
 import { RuleCoverageCounter } from '../policy-tools/rule-coverage.js';
 import { runPolicyCase, type CaseResult } from '../policy-tools/run-policy-case.js';
@@ -204,7 +204,7 @@ async function manifestsOf(file: string, suite: PolicyTestSuite): Promise<IndexS
   if (errors.length > 0)
     throw new InvalidSuiteError(
       `${file}: suite ${suite.metadata.name}: its manifests are invalid:\n` +
-        errors.map((f) => `  ${f.file}:${f.line}: ${f.object ? `${f.object}: ` : ''}${f.message}`).join('\n'),
+        errors.map((f) => `  ${formatFinding(f)}`).join('\n'),
     );
   // A renamed or deleted policy must turn CI red, not pass quietly.
   for (const testCase of suite.spec.cases) {

@@ -3,8 +3,9 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { parseEntryLine } from '../audit/entry-shape.js';
-import { checkManifests } from '../policy-tools/manifest-findings.js';
+import { checkManifests, formatFinding } from '../policy-tools/manifest-findings.js';
 import { DecisionReplay, type ReplayReport } from '../policy-tools/replay.js';
+import type { IndexSnapshot } from '../index/index.js';
 import { readLocatedManifests } from '../sources/located-manifests.js';
 
 const HELP = `Usage: arbiter replay EXPORT.jsonl --manifests DIR [--fail-on-loosen] [-o text|json]
@@ -24,7 +25,52 @@ decision ids each. Decisions whose outcome depended on a rate-limit counter or a
 Exit status: 0 done, 1 loosened with --fail-on-loosen, 2 usage error or invalid manifests.
 `;
 
+interface ReplayOptions {
+  exportFile: string;
+  manifests: string[];
+  failOnLoosen: boolean;
+  defaultOutcome: 'ALLOW' | 'DENY';
+  output: 'text' | 'json';
+}
+
+class UsageError extends Error {}
+
 export async function runReplay(argv: string[]): Promise<number> {
+  let options: ReplayOptions | 'help';
+  try {
+    options = await parseOptions(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`arbiter replay: ${err.message}\n\n${HELP}`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const snapshot = await configuration(options.manifests);
+  if (!snapshot) return 2;
+  const replay = new DecisionReplay(snapshot, options.defaultOutcome);
+  let unreadable = 0;
+  for await (const line of createInterface({
+    input: createReadStream(options.exportFile),
+    crlfDelay: Infinity,
+  })) {
+    if (line.trim() === '') continue;
+    const entry = parseEntryLine(line);
+    if (entry.kind === 'entry') replay.add(entry.entry);
+    else unreadable += 1;
+  }
+  const report = replay.report();
+  process.stdout.write(
+    options.output === 'json'
+      ? `${JSON.stringify({ ...report, unreadable_lines: unreadable }, null, 2)}\n`
+      : text(report, unreadable),
+  );
+  return options.failOnLoosen && report.transitions.some((t) => t.loosens) ? 1 : 0;
+}
+
+async function parseOptions(argv: string[]): Promise<ReplayOptions | 'help'> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -39,55 +85,45 @@ export async function runReplay(argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    return usage((err as Error).message);
+    throw new UsageError((err as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) return usage('name one audit export (JSON Lines)');
-  if (!values.manifests?.length) return usage('--manifests DIR is required');
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new UsageError('name one audit export (JSON Lines)');
+  if (!values.manifests?.length) throw new UsageError('--manifests DIR is required');
   const defaultOutcome = values['default-outcome'].toUpperCase();
   if (defaultOutcome !== 'ALLOW' && defaultOutcome !== 'DENY')
-    return usage('--default-outcome must be ALLOW or DENY');
+    throw new UsageError('--default-outcome must be ALLOW or DENY');
   if (values.output !== 'text' && values.output !== 'json')
-    return usage(`-o must be text or json, not ${values.output}`);
+    throw new UsageError(`-o must be text or json, not ${values.output}`);
   const exportFile = positionals[0]!;
-  try {
-    await access(exportFile);
-  } catch {
-    return usage(`${exportFile}: no such file`);
-  }
+  await access(exportFile).catch(() => {
+    throw new UsageError(`${exportFile}: no such file`);
+  });
+  return {
+    exportFile,
+    manifests: values.manifests,
+    failOnLoosen: values['fail-on-loosen'],
+    defaultOutcome,
+    output: values.output,
+  };
+}
+
+/** The index of the manifests, or undefined (after saying why) when they are invalid. */
+async function configuration(paths: string[]): Promise<IndexSnapshot | undefined> {
   let read;
   try {
-    read = await readLocatedManifests(values.manifests);
+    read = await readLocatedManifests(paths);
   } catch (err) {
-    return usage((err as Error).message);
+    process.stderr.write(`arbiter replay: ${(err as Error).message}\n`);
+    return undefined;
   }
   const { findings, snapshot } = checkManifests(read.objects, read.problems);
   const errors = findings.filter((f) => f.severity === 'error');
-  if (errors.length > 0) {
-    process.stderr.write(
-      `arbiter replay: the manifests are invalid:\n${errors.map((f) => `  ${f.file}:${f.line}: ${f.object ? `${f.object}: ` : ''}${f.message}`).join('\n')}\n`,
-    );
-    return 2;
-  }
-  const replay = new DecisionReplay(snapshot, defaultOutcome);
-  let unreadable = 0;
-  for await (const line of createInterface({ input: createReadStream(exportFile), crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
-    const entry = parseEntryLine(line);
-    if (entry.kind === 'entry') replay.add(entry.entry);
-    else unreadable += 1;
-  }
-  const report = replay.report();
-  process.stdout.write(
-    values.output === 'json'
-      ? `${JSON.stringify({ ...report, unreadable_lines: unreadable }, null, 2)}\n`
-      : text(report, unreadable),
-  );
-  return values['fail-on-loosen'] && report.transitions.some((t) => t.loosens) ? 1 : 0;
+  if (errors.length === 0) return snapshot;
+  const lines = errors.map((f) => `  ${formatFinding(f)}`);
+  process.stderr.write(`arbiter replay: the manifests are invalid:\n${lines.join('\n')}\n`);
+  return undefined;
 }
 
 function text(report: ReplayReport, unreadable: number): string {
@@ -101,9 +137,4 @@ function text(report: ReplayReport, unreadable: number): string {
   );
   if (unreadable > 0) lines.push(`${unreadable} line(s) of the export are not audit entries`);
   return `${lines.join('\n')}\n`;
-}
-
-function usage(message: string): number {
-  process.stderr.write(`arbiter replay: ${message}\n\n${HELP}`);
-  return 2;
 }

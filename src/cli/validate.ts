@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { manifestFindings, type Finding } from '../policy-tools/manifest-findings.js';
+import { formatFinding, manifestFindings, type Finding } from '../policy-tools/manifest-findings.js';
 import { readLocatedManifests } from '../sources/located-manifests.js';
 
 const HELP = `Usage: arbiter validate PATH... [-o text|json|github] [--strict]
@@ -78,14 +78,8 @@ function render(format: Format, findings: readonly Finding[], objects: number): 
     case 'github':
       return findings.map(githubAnnotation).join('');
     case 'text':
-      return findings
-        .map((f) => `${f.file}:${f.line}: ${f.object ? `${f.object}: ` : ''}${prefix(f)}${f.message}\n`)
-        .join('');
+      return findings.map((f) => `${formatFinding(f)}\n`).join('');
   }
-}
-
-function prefix(finding: Finding): string {
-  return finding.severity === 'warning' ? 'warning: ' : '';
 }
 
 /** ::error file=F,line=L,title=T::message, escaped as the Actions toolkit escapes them. */

@@ -69,6 +69,13 @@ export function checkManifests(
   return { findings: findings.sort(byPlace), snapshot };
 }
 
+/** `FILE:LINE: Kind/name: message`, warnings marked as such. */
+export function formatFinding(finding: Finding): string {
+  const object = finding.object ? `${finding.object}: ` : '';
+  const warning = finding.severity === 'warning' ? 'warning: ' : '';
+  return `${finding.file}:${finding.line}: ${object}${warning}${finding.message}`;
+}
+
 function at(
   item: LocatedObject,
   object: string,
