@@ -6,6 +6,7 @@ import type { ConfigWriter } from '../governance/config-writer.js';
 import type { IndexStore } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ApiObjectFile } from '../sources/api-object-file.js';
+import { FirstSeenFile } from '../sources/first-seen-file.js';
 import { EmbeddedConfig } from '../sources/embedded-config.js';
 import { ManifestWatcher } from '../sources/manifest-watcher.js';
 import { loadKubeConfig } from './kube-config.js';
@@ -42,6 +43,7 @@ export function openConfigBackend(options: ServeOptions, deps: ConfigBackendDeps
       ? new ManifestWatcher(options.manifests, deps.logger.child({ component: 'manifests' }))
       : undefined,
     apiObjects: ApiObjectFile.inDataDir(options.dataDir),
+    firstSeen: FirstSeenFile.inDataDir(options.dataDir),
     index: deps.index,
     auditor: deps.auditor,
     clock: deps.clock,

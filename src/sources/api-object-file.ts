@@ -1,7 +1,8 @@
-import { open, readFile, rename } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { validateConfigObject } from '../index/index.js';
 import { ArbiterError, type ConfigObject } from '../model/index.js';
+import { writeFileAtomically } from './atomic-file.js';
 
 /**
  * Objects written through the API in embedded mode, kept in one JSON file that is
@@ -35,20 +36,6 @@ export class ApiObjectFile {
   }
 
   async write(objects: readonly ConfigObject[]): Promise<void> {
-    const temp = `${this.path}.tmp`;
-    const file = await open(temp, 'w');
-    try {
-      await file.writeFile(`${JSON.stringify(objects, null, 1)}\n`, 'utf8');
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, this.path);
-    const folder = await open(dirname(this.path), 'r');
-    try {
-      await folder.sync();
-    } finally {
-      await folder.close();
-    }
+    await writeFileAtomically(this.path, `${JSON.stringify(objects, null, 1)}\n`);
   }
 }

@@ -22,12 +22,15 @@ import {
   type PolicySpec,
 } from '../model/index.js';
 import type { ApiObjectFile } from './api-object-file.js';
+import type { FirstSeenFile } from './first-seen-file.js';
 import type { ManifestSnapshot, ManifestWatcher } from './manifest-watcher.js';
 import { capabilityObjectName, derivedUid, grantObjectName } from './object-names.js';
 
 export interface EmbeddedConfigDeps {
   manifests: ManifestWatcher | undefined;
   apiObjects: ApiObjectFile;
+  /** When each manifest object was first seen: its creationTimestamp. */
+  firstSeen: FirstSeenFile;
   index: IndexStore;
   auditor: ConfigAuditor;
   clock: () => Date;
@@ -53,14 +56,15 @@ export class EmbeddedConfig implements ConfigWriter {
 
   async start(): Promise<void> {
     this.apiObjects = await this.deps.apiObjects.read();
+    await this.deps.firstSeen.load();
     if (this.deps.manifests) this.manifest = await this.deps.manifests.load();
-    await this.apply(this.combined(), 'manifests');
+    await this.apply('manifests');
     this.deps.manifests?.watch((snapshot) =>
       this.serialised(async () => {
         const previous = this.manifest;
         this.manifest = snapshot;
         try {
-          await this.apply(this.combined(), 'manifests');
+          await this.apply('manifests');
         } catch (err) {
           this.manifest = previous;
           throw err;
@@ -202,7 +206,10 @@ export class EmbeddedConfig implements ConfigWriter {
     return this.deps.index.replace(trial.objects());
   }
 
-  private async apply(objects: ConfigObject[], caller: string): Promise<void> {
+  /** Publishes the manifests with the API objects (first noting when new manifest objects appeared). */
+  private async apply(caller: string): Promise<void> {
+    await this.deps.firstSeen.note(this.manifest.objects.map(objectKey), this.deps.clock());
+    const objects = this.combined();
     const next = buildIndex(objects, { previous: this.deps.index.current() });
     const recorded = await this.deps.auditor.record(acceptedObjects(next), caller);
     this.deps.index.replace(next.objects());
@@ -218,9 +225,27 @@ export class EmbeddedConfig implements ConfigWriter {
 
   /** Manifests win over API objects of the same kind/name: the folder is the GitOps source of truth. */
   private combinedWith(apiObjects: readonly ConfigObject[]): ConfigObject[] {
-    const fromManifests = this.manifest.objects.map((o) => withUid(o));
+    const fromManifests = this.manifest.objects.map((o) => this.withIdentity(o));
     const taken = new Set(fromManifests.map(objectKey));
     return [...fromManifests, ...apiObjects.filter((o) => !taken.has(objectKey(o)))];
+  }
+
+  /**
+   * Manifest objects carry no uid and no creationTimestamp: a stable uid derived from the
+   * name (audit entries name it), and the time it was first seen.
+   */
+  private withIdentity(object: ConfigObject): ConfigObject {
+    const { uid, creationTimestamp } = object.metadata;
+    if (uid && creationTimestamp) return object;
+    const firstSeen = this.deps.firstSeen.timeOf(objectKey(object));
+    return {
+      ...object,
+      metadata: {
+        ...object.metadata,
+        uid: uid ?? derivedUid(object.kind, object.metadata.name),
+        ...((creationTimestamp ?? firstSeen) ? { creationTimestamp: creationTimestamp ?? firstSeen } : {}),
+      },
+    };
   }
 
   private find(kind: ConfigObject['kind'], name: string): ConfigObject | undefined {
@@ -257,13 +282,4 @@ export class EmbeddedConfig implements ConfigWriter {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-/** Manifest objects carry no uid: derive a stable one so audit entries can name them. */
-function withUid(object: ConfigObject): ConfigObject {
-  if (object.metadata.uid) return object;
-  return {
-    ...object,
-    metadata: { ...object.metadata, uid: derivedUid(object.kind, object.metadata.name) },
-  };
 }
