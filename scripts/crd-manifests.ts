@@ -63,6 +63,12 @@ const PRINTER_COLUMNS: Record<Kind, PrinterColumn[]> = {
   ],
   Policy: [
     { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled' },
+    {
+      name: 'Enforcement',
+      type: 'string',
+      jsonPath: '.spec.enforcementAction',
+      description: 'enforce, warn or audit (empty: enforce).',
+    },
     // JSONPath cannot count; the controller writes the count into status.
     { name: 'Rules', type: 'integer', jsonPath: '.status.ruleCount', description: 'Number of rules.' },
     ...readyColumns,

@@ -39,6 +39,15 @@ export async function reviewGovernedRequest(
 }
 
 function answer(request: AdmissionRequest, actorId: string, verdict: KubernetesVerdict): AdmissionResponse {
+  const answered = answerFor(request, actorId, verdict);
+  return verdict.warnings.length > 0 ? { ...answered, warnings: verdict.warnings } : answered;
+}
+
+function answerFor(
+  request: AdmissionRequest,
+  actorId: string,
+  verdict: KubernetesVerdict,
+): AdmissionResponse {
   if (verdict.outcome === 'ALLOW') return allow(request.uid);
   const capability = capabilityOf(request);
   const recorded = verdict.decisionId

@@ -32,6 +32,11 @@ export const decisionSchema = {
     constraints: { type: 'object' },
     timestamp: isoTime,
     audit_ref: { type: 'string' },
+    warnings: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'What policies in warn mode would have decided; absent when none would have changed it.',
+    },
   },
 } as const;
 
@@ -94,6 +99,7 @@ export const policySchema = {
     description: { type: 'string' },
     rules: { type: 'array', items: { type: 'object' } },
     enabled: { type: 'boolean' },
+    enforcement_action: { type: 'string', enum: ['enforce', 'warn', 'audit'] },
     created_at: nullableString,
     generation: { type: ['integer', 'null'] },
     status: statusSchema,

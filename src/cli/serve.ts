@@ -144,6 +144,8 @@ async function startOnServer(
     settings,
     clock,
     pendingTtlSeconds: options.pendingTtlSeconds,
+    onShadowDecision: (shadow) =>
+      metrics.policyShadow.inc({ policy: shadow.policy, would_be: shadow.outcome }),
   });
   const admission = options.kubernetes?.admission
     ? openAdmission({

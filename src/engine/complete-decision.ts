@@ -16,6 +16,8 @@ export function completeDecision(
   const admitted = typeof admission === 'boolean' ? admission : admission.admitted;
   if (admitted)
     return withRemaining(decision, typeof admission === 'boolean' ? undefined : admission.remaining);
+  // Over the limit, the policies' verdict (and what shadow policies would say) is not part of it.
+  const { shadow_decision: _shadow, ...evaluation } = decision.evaluation;
   return {
     outcome: 'DENY',
     reason:
@@ -24,7 +26,7 @@ export function completeDecision(
     risk_score: decision.risk_score,
     constraints: {},
     evaluation: {
-      ...decision.evaluation,
+      ...evaluation,
       authority_check: 'rate_limited',
       policies_evaluated: [],
       policy_matched: null,

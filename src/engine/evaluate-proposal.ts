@@ -1,5 +1,12 @@
 import type { IndexedGrant, IndexSnapshot } from '../index/index.js';
-import type { EngineDecision, Evaluation, Proposal } from '../model/index.js';
+import type {
+  EngineDecision,
+  Evaluation,
+  Outcome,
+  Proposal,
+  RuleEvaluation,
+  ShadowDecision,
+} from '../model/index.js';
 import { checkAuthority } from './authority-check.js';
 import { checkCapability } from './capability-check.js';
 import { conditionBindings } from './cel-bindings.js';
@@ -94,11 +101,15 @@ function decideByPolicies(
     conditionBindings(proposal, now),
   );
   const winner = policies.winner;
-  const byPolicy = winner?.outcome ?? settings.defaultOutcome;
-  const override =
-    risk > settings.riskThreshold && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION');
-  const outcome = override ? 'ESCALATE' : byPolicy;
+  const decide = (rule: typeof winner) => {
+    const byPolicy = rule?.outcome ?? settings.defaultOutcome;
+    const override =
+      risk > settings.riskThreshold && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION');
+    return { override, outcome: override ? ('ESCALATE' as const) : byPolicy };
+  };
+  const { override, outcome } = decide(winner);
   const reason = policyReason(winner, settings.defaultOutcome);
+  const shadow = shadowOf(policies.shadowWinner, winner, decide(policies.shadowWinner).outcome, outcome);
   return {
     outcome,
     reason: override ? riskOverrideReason(reason, risk, settings.riskThreshold) : reason,
@@ -119,6 +130,28 @@ function decideByPolicies(
         : null,
       rules: policies.rules,
       risk_override: override,
+      ...(shadow ? { shadow_decision: shadow } : {}),
     },
+    ...(shadow?.enforcement === 'warn' ? { warnings: [shadowWarning(shadow)] } : {}),
   };
+}
+
+/** What a warn- or audit-mode rule would have decided, when that differs from the decision. */
+function shadowOf(
+  shadowWinner: RuleEvaluation | null,
+  winner: RuleEvaluation | null,
+  wouldBe: Outcome,
+  outcome: Outcome,
+): ShadowDecision | undefined {
+  if (!shadowWinner?.enforcement || shadowWinner === winner || wouldBe === outcome) return undefined;
+  return {
+    outcome: wouldBe,
+    policy: shadowWinner.policy,
+    rule_index: shadowWinner.rule_index,
+    enforcement: shadowWinner.enforcement,
+  };
+}
+
+function shadowWarning(shadow: ShadowDecision): string {
+  return `policy ${shadow.policy} (enforcementAction warn), rule ${shadow.rule_index}, would have decided ${shadow.outcome}`;
 }

@@ -7,11 +7,14 @@ export interface PolicyEvaluation {
   rules: RuleEvaluation[];
   /** The deciding rule, or null when none matched. */
   winner: RuleEvaluation | null;
+  /** The rule that would decide were warn- and audit-mode policies enforced too. */
+  shadowWinner: RuleEvaluation | null;
 }
 
 /**
  * semantics.md step 5. Every rule of the capability is evaluated (the trail shows all of
- * them). A condition that errors never grants and never lifts a restriction: it matches
+ * them); rules of warn- and audit-mode policies never decide, but the rule that would,
+ * were they enforced, is reported as shadowWinner. A condition that errors never grants and never lifts a restriction: it matches
  * when its outcome is not ALLOW and does not when it is ALLOW.
  */
 export function evaluatePolicies(
@@ -25,6 +28,7 @@ export function evaluatePolicies(
       rule_index: rule.ruleIndex,
       priority: rule.priority,
       outcome: rule.outcome,
+      ...(rule.enforcement === 'enforce' ? {} : { enforcement: rule.enforcement }),
     };
     if (!rule.condition) return { ...base, matched: true };
     const result = rule.condition.evaluate((cached ??= bindings()));
@@ -32,8 +36,12 @@ export function evaluatePolicies(
     return { ...base, matched: rule.outcome !== 'ALLOW', error: result.error };
   });
   const policiesEvaluated = [...new Set(rules.map((r) => r.policy))].sort();
-  const winner = evaluated.filter((r) => r.matched).reduce<RuleEvaluation | null>(pickWinner, null);
-  return { policiesEvaluated, rules: evaluated, winner };
+  const matched = evaluated.filter((r) => r.matched);
+  const winner = matched
+    .filter((r) => r.enforcement === undefined)
+    .reduce<RuleEvaluation | null>(pickWinner, null);
+  const shadowWinner = matched.reduce<RuleEvaluation | null>(pickWinner, null);
+  return { policiesEvaluated, rules: evaluated, winner, shadowWinner };
 }
 
 function pickWinner(best: RuleEvaluation | null, rule: RuleEvaluation): RuleEvaluation {

@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
-import type { Decision, EngineDecision, Proposal } from '../model/index.js';
+import type { Decision, EngineDecision, Proposal, ShadowDecision } from '../model/index.js';
 import type {
   DecisionData,
   DecisionRecord,
@@ -14,6 +14,8 @@ export interface DecisionRecorderDeps {
   /** How long ESCALATE and REQUIRE_CONFIRMATION decisions stay pending. */
   pendingTtlSeconds: number;
   newId: () => string;
+  /** Told of every recorded decision that a warn- or audit-mode policy would have changed. */
+  onShadowDecision?: (shadow: ShadowDecision) => void;
 }
 
 /** What a decision records besides the proposal and the engine's verdict. */
@@ -70,6 +72,8 @@ export class DecisionRecorder {
       policy_matched: decided.evaluation.policy_matched,
       data: { ...data },
     });
+    const shadow = decided.evaluation.shadow_decision;
+    if (shadow) this.deps.onShadowDecision?.(shadow);
     return {
       decision_id: decisionId,
       outcome: decided.outcome,
@@ -78,6 +82,7 @@ export class DecisionRecorder {
       constraints: decided.constraints,
       timestamp,
       audit_ref: entry.id,
+      ...(decided.warnings?.length ? { warnings: decided.warnings } : {}),
     };
   }
 

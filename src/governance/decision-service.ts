@@ -8,7 +8,13 @@ import {
   type RateLimiter,
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
-import { ArbiterError, type Decision, type EngineDecision, type Proposal } from '../model/index.js';
+import {
+  ArbiterError,
+  type Decision,
+  type EngineDecision,
+  type Proposal,
+  type ShadowDecision,
+} from '../model/index.js';
 import { foldDecision, type DecisionRecord, type ExecutionData } from './decision-record.js';
 import { DecisionRecorder, linkedTo } from './decision-recorder.js';
 
@@ -21,6 +27,8 @@ export interface DecisionServiceDeps {
   /** How long ESCALATE and REQUIRE_CONFIRMATION decisions stay pending. */
   pendingTtlSeconds: number;
   newId?: () => string;
+  /** Told of every decision a warn- or audit-mode policy would have changed (metrics). */
+  onShadowDecision?: (shadow: ShadowDecision) => void;
 }
 
 export interface ReviewResult {
@@ -47,6 +55,7 @@ export class DecisionService {
       clock: deps.clock,
       pendingTtlSeconds: deps.pendingTtlSeconds,
       newId: deps.newId ?? randomUUID,
+      ...(deps.onShadowDecision ? { onShadowDecision: deps.onShadowDecision } : {}),
     });
   }
 

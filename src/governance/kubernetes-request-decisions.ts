@@ -36,6 +36,8 @@ export interface KubernetesVerdict {
   expiresAt: string | undefined;
   /** The approved decision this request used (or, dry run, would use). */
   approvalOf: string | undefined;
+  /** What warn-mode policies would have decided (kubectl prints them). */
+  warnings: string[];
 }
 
 /** Most earlier decisions of one actor and capability searched for a usable approval. */
@@ -166,5 +168,12 @@ function verdict(
   expiresAt: string | undefined,
   approvalOf: string | undefined,
 ): KubernetesVerdict {
-  return { outcome: decided.outcome, reason: decided.reason, decisionId, expiresAt, approvalOf };
+  return {
+    outcome: decided.outcome,
+    reason: decided.reason,
+    decisionId,
+    expiresAt,
+    approvalOf,
+    warnings: decided.warnings ?? [],
+  };
 }

@@ -79,6 +79,7 @@ function compilePolicy(object: PolicyObject): PolicyCompileResult {
       priority: rule.priority ?? 0,
       outcome: rule.outcome,
       condition,
+      enforcement: object.spec.enforcementAction ?? 'enforce',
     });
   }
   return { ok: true, rules };

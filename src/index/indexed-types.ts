@@ -1,6 +1,7 @@
 import type {
   ActorType,
   CapabilitySpec,
+  EnforcementAction,
   GrantConstraints,
   Kind,
   ObjectStatus,
@@ -30,6 +31,8 @@ export interface CompiledRule {
   readonly priority: number;
   readonly outcome: Outcome;
   readonly condition: CompiledCondition | null;
+  /** The policy's enforcementAction: only enforce rules decide. */
+  readonly enforcement: EnforcementAction;
 }
 
 export interface IndexedPolicy {

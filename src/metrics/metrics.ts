@@ -104,6 +104,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly policyShadow = new Counter({
+    name: 'arbiter_policy_shadow_total',
+    help: 'Decisions a warn- or audit-mode policy would have changed, by policy and the outcome it would have given',
+    labelNames: ['policy', 'would_be'] as const,
+    registers: [this.registry],
+  });
   readonly admissionRequests = new Counter({
     name: 'arbiter_admission_requests_total',
     help:

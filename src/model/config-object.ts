@@ -1,4 +1,4 @@
-import type { ActorType, Outcome, RiskLevel, SubjectKind } from './vocabulary.js';
+import type { ActorType, EnforcementAction, Outcome, RiskLevel, SubjectKind } from './vocabulary.js';
 
 /**
  * The three configuration kinds, in the form the CRDs hold (camelCase spec fields).
@@ -39,6 +39,8 @@ export interface PolicyRuleSpec {
 export interface PolicySpec {
   description?: string;
   enabled?: boolean;
+  /** Default enforce. */
+  enforcementAction?: EnforcementAction;
   rules: PolicyRuleSpec[];
 }
 

@@ -19,6 +19,16 @@ export interface RuleEvaluation {
   matched: boolean;
   /** Set when the condition failed to evaluate; see semantics.md step 5. */
   error?: string;
+  /** Set for rules of policies in warn or audit mode: they never decide. */
+  enforcement?: 'warn' | 'audit';
+}
+
+/** What a warn- or audit-mode policy would have decided, had it been enforced. */
+export interface ShadowDecision {
+  outcome: Outcome;
+  policy: string;
+  rule_index: number;
+  enforcement: 'warn' | 'audit';
 }
 
 export interface Evaluation {
@@ -31,6 +41,8 @@ export interface Evaluation {
   rule_matched: { policy: string; rule_index: number; priority: number; outcome: Outcome } | null;
   rules: RuleEvaluation[];
   risk_override: boolean;
+  /** Set when a warn- or audit-mode policy would have changed the outcome. */
+  shadow_decision?: ShadowDecision;
 }
 
 /** What the engine decides; the caller adds decision_id, timestamp and audit_ref. */
@@ -40,6 +52,8 @@ export interface EngineDecision {
   risk_score: number;
   constraints: Record<string, unknown>;
   evaluation: Evaluation;
+  /** For the caller: what warn-mode policies would have decided. */
+  warnings?: string[];
 }
 
 /** service-interface.md 2.2: the propose response. */
@@ -51,4 +65,6 @@ export interface Decision {
   constraints: Record<string, unknown>;
   timestamp: string;
   audit_ref: string;
+  /** What warn-mode policies would have decided (absent when none would have changed it). */
+  warnings?: string[];
 }

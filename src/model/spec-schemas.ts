@@ -2,6 +2,7 @@ import {
   ACTOR_TYPES,
   CAPABILITY_NAME_MAX_LENGTH,
   CAPABILITY_NAME_PATTERN,
+  ENFORCEMENT_ACTIONS,
   OUTCOMES,
   RISK_LEVELS,
   SUBJECT_KINDS,
@@ -56,6 +57,13 @@ export const policySpecSchema = {
   properties: {
     description: { type: 'string', maxLength: 1024 },
     enabled: { type: 'boolean', default: true },
+    enforcementAction: {
+      type: 'string',
+      enum: [...ENFORCEMENT_ACTIONS],
+      default: 'enforce',
+      description:
+        'enforce: the rules decide; warn: callers are told what they would decide; audit: only the trail records it.',
+    },
     rules: { type: 'array', maxItems: 256, items: policyRuleSchema },
   },
 } as const;

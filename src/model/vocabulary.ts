@@ -13,6 +13,13 @@ export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 export const OUTCOMES = ['ALLOW', 'DENY', 'ESCALATE', 'REQUIRE_CONFIRMATION'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * How a policy's rules act: enforce decides; warn leaves the outcome as it is and tells the
+ * caller what the policy would have decided; audit only records that in the trail.
+ */
+export const ENFORCEMENT_ACTIONS = ['enforce', 'warn', 'audit'] as const;
+export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
+
 /** Most restrictive first: at equal priority the earlier outcome wins (semantics.md, step 5). */
 export const OUTCOME_RESTRICTIVENESS: readonly Outcome[] = [
   'DENY',

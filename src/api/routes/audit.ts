@@ -86,6 +86,8 @@ function trailView(record: DecisionRecord, chainVerified: boolean) {
       rule_matched: evaluation.rule_matched,
       rules: evaluation.rules,
       risk_override: evaluation.risk_override,
+      // What a warn- or audit-mode policy would have decided, when it would have changed it.
+      shadow_decision: evaluation.shadow_decision ?? null,
     },
     decision: {
       outcome: record.decision.outcome,

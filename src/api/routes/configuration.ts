@@ -52,6 +52,7 @@ function policyView(policy: IndexedPolicy) {
     description: policy.spec.description ?? '',
     rules: toWire(policy.spec.rules),
     enabled: policy.enabled,
+    enforcement_action: policy.spec.enforcementAction ?? 'enforce',
     created_at: policy.createdAt ?? null,
     status: statusView(policy.status),
   };
