@@ -97,7 +97,7 @@ describeWithControlPlane('admission webhooks: the HTTPS server', (controlPlane) 
       identity: 'arbiter-1',
       kubeconfig,
       port: followerPort,
-      extraArgs: ['--shutdown-grace', '5'],
+      extraArgs: ['--shutdown-grace', '20'],
     }));
     const secret = await cp().request<any>(
       'GET',
@@ -197,13 +197,15 @@ spec:
   });
 
   it('keeps answering reviews while it drains on SIGTERM', async () => {
-    // A request trickling its body keeps the HTTP API draining (up to --shutdown-grace 5 s).
+    // A request trickling its body keeps the HTTP API draining (up to --shutdown-grace 20 s).
     const port = Number(new URL(follower.url).port);
     const slow = connect(port, '127.0.0.1');
     slow.write(
       'POST /api/v1/governance/propose HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
+    // Listen before the signal: past --shutdown-grace the process may exit at any moment.
+    const exited = new Promise<number | null>((resolve) => follower.child.once('exit', resolve));
     follower.child.kill('SIGTERM');
     await eventually('the follower to drain', () =>
       Promise.resolve(
@@ -213,8 +215,7 @@ spec:
     const during = await post('/validate/governance', review(AGENT));
     expect(during.status).toBe(200);
     expect(during.body.response).toMatchObject({ uid: 'direct-1', allowed: true });
-    const exited = new Promise<number | null>((resolve) => follower.child.once('exit', resolve));
     slow.destroy();
     expect(await exited).toBe(0);
-  });
+  }, 60_000);
 });

@@ -209,7 +209,7 @@ describeWithControlPlane('the rendered chart on a real kube-apiserver', (control
       );
       expect(lease.body?.spec?.holderIdentity).toBe('chart-controller');
       await sleep(200);
-      const denied = arbiter.logs.filter((line) => /forbidden|403/i.test(line));
+      const denied = arbiter.logs.filter((line) => /forbidden|"status":403\b|\b403 /i.test(line));
       expect(denied, denied.join('\n')).toEqual([]);
     });
   }
