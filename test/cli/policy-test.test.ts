@@ -1,20 +1,9 @@
-import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO, removeDir, tempDir } from '../support/arbiter-process.js';
-
-function arbiter(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { describe, expect, it } from 'vitest';
+import { REPO } from '../support/arbiter-process.js';
+import { runArbiter, useFixtureDir } from './support/cli-run.js';
 
 const MANIFESTS = join(REPO, 'examples/manifests');
 
@@ -35,22 +24,12 @@ const TRANSFER = `      proposal:
 `;
 
 describe('arbiter test', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await tempDir('arbiter-policy-test-');
-  });
-  afterAll(async () => {
-    await removeDir(dir);
-  });
-  const write = async (name: string, text: string) => {
-    const path = join(dir, name);
-    await mkdir(join(path, '..'), { recursive: true });
-    await writeFile(path, text);
-    return path;
-  };
+  const fixtures = useFixtureDir('arbiter-policy-test-');
+  const write = fixtures.write;
+  const at = fixtures.path;
 
   it('passes the example suites (examples/tests), one line per case and the count last', async () => {
-    const result = await arbiter(['test', 'examples/tests']);
+    const result = await runArbiter(['test', 'examples/tests']);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines.at(-1)).toBe('10 passed, 0 failed');
@@ -69,22 +48,22 @@ ${TRANSFER}      expect: {outcome: DENY}
 `,
       ),
     );
-    const result = await arbiter(['test', file]);
+    const result = await runArbiter(['test', file]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('FAIL payments/large transfers are allowed (wrong)\n');
     expect(result.stdout).toContain('     expected outcome "ALLOW", got "DENY"\n');
     expect(result.stdout).toContain('     expected the reason to contain "no such words"');
     expect(result.stdout).toContain('PASS payments/large transfers are denied\n');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('1 passed, 1 failed');
-    const only = await arbiter(['test', file, '--run', 'are denied$']);
+    const only = await runArbiter(['test', file, '--run', 'are denied$']);
     expect(only.code).toBe(0);
     expect(only.stdout.trim().split('\n').at(-1)).toBe('1 passed, 0 failed');
   });
 
   it('writes well-formed JUnit XML with the right counts', async () => {
-    const file = join(dir, 'fail/payments.test.yaml');
-    const junit = join(dir, 'junit.xml');
-    await arbiter(['test', file, 'examples/tests', '--junit', junit]);
+    const file = at('fail/payments.test.yaml');
+    const junit = at('junit.xml');
+    await runArbiter(['test', file, 'examples/tests', '--junit', junit]);
     const xml = await readFile(junit, 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
@@ -107,7 +86,7 @@ ${TRANSFER}      expect: {outcome: DENY}
         `    - name: decided by a policy that is gone\n${TRANSFER}      expect: {policy: payment-limits-v1}\n`,
       ),
     );
-    const result = await arbiter(['test', file]);
+    const result = await runArbiter(['test', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('expects policy payment-limits-v1, which the manifests do not define');
   });
@@ -121,25 +100,25 @@ ${TRANSFER}      expect: {outcome: DENY}
       'broken/a.test.yaml',
       suite('a', `    - name: anything\n${TRANSFER}      expect: {outcome: DENY}\n`).replace(
         MANIFESTS,
-        join(dir, 'broken/manifests'),
+        at('broken/manifests'),
       ),
     );
-    const invalidManifests = await arbiter(['test', brokenManifests]);
+    const invalidManifests = await runArbiter(['test', brokenManifests]);
     expect(invalidManifests.code).toBe(2);
     expect(invalidManifests.stderr).toContain(`${manifests}:6: Policy/p: `);
     const badSuite = await write(
       'bad/b.test.yaml',
       suite('b', `    - name: typo\n${TRANSFER}      expect: {outcom: DENY}\n`),
     );
-    const invalidSuite = await arbiter(['test', badSuite]);
+    const invalidSuite = await runArbiter(['test', badSuite]);
     expect(invalidSuite.code).toBe(2);
     expect(invalidSuite.stderr).toContain('suite.spec.cases[0].expect.outcom: is not an allowed field');
     const empty = await write('empty/readme.yaml', 'just: yaml\n');
-    const none = await arbiter(['test', join(empty, '..')]);
+    const none = await runArbiter(['test', join(empty, '..')]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no test suites (*.test.yaml)');
-    expect((await arbiter(['test'])).code).toBe(2);
-    expect((await arbiter(['test', 'examples/tests', '--min-coverage', '120'])).code).toBe(2);
+    expect((await runArbiter(['test'])).code).toBe(2);
+    expect((await runArbiter(['test', 'examples/tests', '--min-coverage', '120'])).code).toBe(2);
   });
 
   it('reports rule coverage and fails below --min-coverage', async () => {
@@ -147,17 +126,17 @@ ${TRANSFER}      expect: {outcome: DENY}
       'coverage/one.test.yaml',
       suite('one', `    - name: large transfers are denied\n${TRANSFER}      expect: {outcome: DENY}\n`),
     );
-    const result = await arbiter(['test', file, '--coverage']);
+    const result = await runArbiter(['test', file, '--coverage']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('  payment-limits rule 0 (payments.transfer): 1 / 1\n');
     expect(result.stdout).toContain('  prod-writes rule 0 (database.write): 0 / 0\n');
     expect(result.stdout).toMatch(
       /20\.0 % of rules reached; never reached: email-recipients rule 0, email-recipients rule 1, payment-limits rule 1, prod-writes rule 0/,
     );
-    const strict = await arbiter(['test', file, '--min-coverage', '50']);
+    const strict = await runArbiter(['test', file, '--min-coverage', '50']);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain('rule coverage 20.0 % is below --min-coverage 50 %');
-    const json = JSON.parse((await arbiter(['test', file, '-o', 'json', '--min-coverage', '10'])).stdout);
+    const json = JSON.parse((await runArbiter(['test', file, '-o', 'json', '--min-coverage', '10'])).stdout);
     expect(json).toMatchObject({ passed: 1, failed: 0, coverage: { percent: 20 } });
     expect(json.suites[0].cases[0]).toMatchObject({
       name: 'large transfers are denied',

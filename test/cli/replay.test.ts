@@ -1,27 +1,15 @@
-import { spawn } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
-  CLI,
   EXAMPLE_MANIFESTS,
   KEYS,
   removeDir,
   startArbiter,
   tempDir,
 } from '../support/arbiter-process.js';
-
-function arbiter(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runArbiter } from './support/cli-run.js';
 
 const PROPOSALS = [
   ['database.query', { query: 'select 1' }], // under a rate-limited grant: counted apart
@@ -75,7 +63,7 @@ describe('arbiter replay', () => {
   };
 
   it('changes nothing under the configuration that made the decisions', async () => {
-    const result = await arbiter([
+    const result = await runArbiter([
       'replay',
       exportFile,
       '--manifests',
@@ -99,7 +87,7 @@ describe('arbiter replay', () => {
     );
     const transfer = ids[`payments.transfer ${JSON.stringify(PROPOSALS[2][1])}`];
     const write = ids[`database.write ${JSON.stringify(PROPOSALS[1][1])}`];
-    const result = await arbiter(['replay', exportFile, '--manifests', manifests]);
+    const result = await runArbiter(['replay', exportFile, '--manifests', manifests]);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')).toEqual([
       'replayed 4 decision(s): 2 unchanged',
@@ -108,11 +96,11 @@ describe('arbiter replay', () => {
       'not replayed: 1 depended on a rate limit, 0 on a review',
       '',
     ]);
-    expect((await arbiter(['replay', exportFile, '--manifests', manifests, '--fail-on-loosen'])).code).toBe(
-      1,
-    );
+    expect(
+      (await runArbiter(['replay', exportFile, '--manifests', manifests, '--fail-on-loosen'])).code,
+    ).toBe(1);
     const json = JSON.parse(
-      (await arbiter(['replay', exportFile, '--manifests', manifests, '-o', 'json'])).stdout,
+      (await runArbiter(['replay', exportFile, '--manifests', manifests, '-o', 'json'])).stdout,
     );
     expect(json.transitions).toContainEqual({
       from: 'DENY',
@@ -128,7 +116,7 @@ describe('arbiter replay', () => {
     const broken = await edited('broken', (text) =>
       text.replace('parameters.amount > 10000', 'parameters.amount >'),
     );
-    const invalid = await arbiter(['replay', exportFile, '--manifests', broken]);
+    const invalid = await runArbiter(['replay', exportFile, '--manifests', broken]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/policies\.yaml:\d+: Policy\/payment-limits: InvalidCondition/);
     for (const args of [
@@ -136,6 +124,6 @@ describe('arbiter replay', () => {
       ['replay', '--manifests', broken],
       ['replay', join(dir, 'none.jsonl'), '--manifests', broken],
     ])
-      expect((await arbiter(args)).code).toBe(2);
+      expect((await runArbiter(args)).code).toBe(2);
   });
 });

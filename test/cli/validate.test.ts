@@ -1,19 +1,7 @@
-import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, EXAMPLE_MANIFESTS, removeDir, tempDir } from '../support/arbiter-process.js';
-
-function arbiter(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE_MANIFESTS } from '../support/arbiter-process.js';
+import { runArbiter, useFixtureDir } from './support/cli-run.js';
 
 const CAPABILITIES = `apiVersion: governance.arbiter.dev/v1alpha1
 kind: Capability
@@ -55,22 +43,12 @@ spec:
 `;
 
 describe('arbiter validate', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await tempDir('arbiter-validate-');
-  });
-  afterAll(async () => {
-    await removeDir(dir);
-  });
-  const write = async (name: string, text: string) => {
-    const path = join(dir, name);
-    await mkdir(join(path, '..'), { recursive: true });
-    await writeFile(path, text);
-    return path;
-  };
+  const fixtures = useFixtureDir('arbiter-validate-');
+  const write = fixtures.write;
+  const at = fixtures.path;
 
   it('passes the examples (exit 0) and says what it checked', async () => {
-    const result = await arbiter(['validate', EXAMPLE_MANIFESTS, 'examples/admission']);
+    const result = await runArbiter(['validate', EXAMPLE_MANIFESTS, 'examples/admission']);
     expect(result).toMatchObject({ code: 0, stdout: '' });
     expect(result.stderr).toBe('15 object(s): 0 error(s), 0 warning(s)\n');
   });
@@ -78,7 +56,7 @@ describe('arbiter validate', () => {
   it('points at FILE:LINE of a broken condition in the third document of a file', async () => {
     const capabilities = await write('set1/capabilities.yaml', CAPABILITIES);
     const policies = await write('set1/policies.yaml', POLICIES);
-    const result = await arbiter(['validate', capabilities, policies]);
+    const result = await runArbiter(['validate', capabilities, policies]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       new RegExp(
@@ -90,7 +68,7 @@ describe('arbiter validate', () => {
   });
 
   it('warns about unknown capabilities, rules that can never decide and ambiguous rules; --strict fails on them', async () => {
-    const folder = join(dir, 'set2');
+    const folder = at('set2');
     await write('set2/capabilities.yaml', CAPABILITIES);
     const rules = await write(
       'set2/rules.yaml',
@@ -112,14 +90,14 @@ spec:
       outcome: REQUIRE_CONFIRMATION
 `,
     );
-    const result = await arbiter(['validate', folder]);
+    const result = await runArbiter(['validate', folder]);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
       `${rules}:10: Policy/rules: warning: rule 1 (capability db.write) can never decide: policy rules rule 0 (priority 10, no condition) always decides db.write first`,
       `${rules}:13: Policy/rules: warning: UnknownCapability: rules name capabilities that are not registered: tickets.create; they apply once registered`,
       `${rules}:13: Policy/rules: warning: rule 2 (capability tickets.create) has no condition, like policy rules rule 3 at the same priority 0, whose REQUIRE_CONFIRMATION always wins over this ALLOW; give one a condition or another priority`,
     ]);
-    expect((await arbiter(['validate', '--strict', folder])).code).toBe(1);
+    expect((await runArbiter(['validate', '--strict', folder])).code).toBe(1);
   });
 
   it('reports schema errors at the field, duplicates across files and identity conflicts', async () => {
@@ -162,7 +140,7 @@ spec:
   grants: []
 `,
     );
-    const result = await arbiter(['validate', '-o', 'json', join(dir, 'set3')]);
+    const result = await runArbiter(['validate', '-o', 'json', at('set3')]);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     expect(report.valid).toBe(false);
@@ -186,9 +164,9 @@ spec:
     // With the schema error fixed, the identity conflict is what remains, at the subject's line.
     await write(
       'set3/grants.yaml',
-      (await import('node:fs')).readFileSync(grants, 'utf8').replace('maxRequests: 0', 'maxRequests: 1'),
+      (await readFile(grants, 'utf8')).replace('maxRequests: 0', 'maxRequests: 1'),
     );
-    const conflict = JSON.parse((await arbiter(['validate', '-o', 'json', grants])).stdout);
+    const conflict = JSON.parse((await runArbiter(['validate', '-o', 'json', grants])).stdout);
     expect(conflict.errors).toEqual([
       {
         file: grants,
@@ -203,7 +181,7 @@ spec:
 
   it('writes GitHub annotations with -o github', async () => {
     const policies = await write('set4/policies.yaml', POLICIES);
-    const result = await arbiter(['validate', '-o', 'github', policies]);
+    const result = await runArbiter(['validate', '-o', 'github', policies]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       new RegExp(
@@ -219,16 +197,16 @@ spec:
       'set5/bad.yaml',
       'apiVersion: governance.arbiter.dev/v1alpha1\nkind: Policy\nmetadata: {name: x\n',
     );
-    const syntax = await arbiter(['validate', bad]);
+    const syntax = await runArbiter(['validate', bad]);
     expect(syntax.code).toBe(1);
     expect(syntax.stdout).toMatch(new RegExp(`^${bad}:4: Flow map .*\\(line 4, column 1\\)$`, 'm'));
     for (const args of [
       ['validate'],
-      ['validate', join(dir, 'nothing-here')],
+      ['validate', at('nothing-here')],
       ['validate', '-o', 'xml', bad],
       ['validate', '--nope', bad],
     ]) {
-      const result = await arbiter(args);
+      const result = await runArbiter(args);
       expect([args, result.code]).toEqual([args, 2]);
       expect(result.stderr).toContain('Usage: arbiter validate');
     }

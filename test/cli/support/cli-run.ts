@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { CLI, REPO, removeDir, tempDir } from '../../support/arbiter-process.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node dist/cli/main.js ARGS` from the repository folder, as a user runs `npx arbiter`. */
+export function runArbiter(args: readonly string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * A temp folder for one test file's fixtures, removed after it; `write` puts a file in it
+ * (creating folders) and returns its path.
+ */
+export function useFixtureDir(prefix: string) {
+  const fixture = { dir: '' };
+  beforeAll(async () => {
+    fixture.dir = await tempDir(prefix);
+  });
+  afterAll(async () => {
+    await removeDir(fixture.dir);
+  });
+  const write = async (name: string, text: string): Promise<string> => {
+    const path = join(fixture.dir, name);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+    return path;
+  };
+  return { path: (name: string) => join(fixture.dir, name), write };
+}
