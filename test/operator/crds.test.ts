@@ -289,10 +289,11 @@ describeWithControlPlane('CRDs on a real kube-apiserver', (controlPlane) => {
     expect(databaseQuery?.cells.slice(0, 3)).toEqual(['database-query', 'database.query', 'low']);
 
     const policies = await table('Policy');
-    expect(columns(policies)).toEqual(['Name', 'Enabled', 'Rules', 'Ready', 'Age']);
+    expect(columns(policies)).toEqual(['Name', 'Enabled', 'Enforcement', 'Rules', 'Ready', 'Age']);
     expect(columns(policies, 1)).toEqual(['Reason', 'Description']);
     const demo = policies.rows.find((r) => r.object.metadata.name === 'status-demo');
-    expect(demo?.cells.slice(0, 4)).toEqual(['status-demo', true, 1, 'True']);
+    // The API server fills in the schema's default: enforce.
+    expect(demo?.cells.slice(0, 5)).toEqual(['status-demo', true, 'enforce', 1, 'True']);
 
     const grants = await table('ActorGrant');
     expect(columns(grants)).toEqual(['Name', 'Actor', 'Grants', 'Ready', 'Age']);
