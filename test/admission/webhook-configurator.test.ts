@@ -225,6 +225,10 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
 
     world.ca = CA_1 + CA_2;
     configurator.changed();
+    // Not passes(): a pass under way when the CA changed completes with the old one.
+    await eventually('both configurations to be updated', () =>
+      Promise.resolve(writesIn(logs).length >= 4 ? true : undefined),
+    );
     await passes();
     const after = await resourceVersions();
     expect(writesIn(logs)).toEqual(['created', 'created', 'updated', 'updated']);
