@@ -104,6 +104,28 @@ describe('bad input never yields a 5xx', () => {
     }
   });
 
+  it('takes bodies nested 32 levels deep and refuses 33 levels with 400, naming the limit', async () => {
+    // context.metadata is free-form: a proposal that nests in it is valid up to the limit.
+    const withDepth = (levels: number) => {
+      // root (1) > context (2) > metadata (3) > ... : objects 4..levels below it.
+      let inner: Record<string, unknown> = {};
+      for (let level = levels; level > 3; level--) inner = { a: inner };
+      return {
+        actor: { id: 'agent-001', type: 'ai-agent' },
+        action: { capability: 'database.query', parameters: { query: 'q' } },
+        context: { metadata: inner },
+      };
+    };
+    const propose = (body: unknown) =>
+      call(arbiter.url, 'POST', '/api/v1/governance/propose', { key: KEYS.agent, body });
+    const deepest = await propose(withDepth(32));
+    expect(deepest.status, JSON.stringify(deepest.body)).toBe(200);
+    const tooDeep = await propose(withDepth(33));
+    expectClientError(tooDeep, 'depth 33');
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error.message).toBe('request body nests deeper than 32 levels');
+  });
+
   it('still serves after all that', async () => {
     const health = await call(arbiter.url, 'GET', '/healthz');
     expect(health.status).toBe(200);
