@@ -1,10 +1,32 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, CLI, KEYS, useArbiter } from '../support/arbiter-process.js';
 
 const arbiter = useArbiter({ args: ['--checkpoint-entries', '5'] });
+
+// An independent RFC 8785 implementation, to forge a chain that holds together by itself.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string;
+
+/** Rewrites entry `seq` with `change` and re-seals every entry after it: a consistent forgery. */
+function rewriteHistory(lines: string[], seq: number, change: (entry: any) => void): string[] {
+  let previous: string | undefined;
+  return lines.map((line) => {
+    const entry = JSON.parse(line);
+    if (entry.seq === seq) change(entry);
+    if (entry.seq < seq) {
+      previous = entry.hash;
+      return line;
+    }
+    const { hash: _old, ...unsealed } = { ...entry, previous_hash: previous };
+    const hash = `sha256:${createHash('sha256').update(canonicalize(unsealed)).digest('hex')}`;
+    previous = hash;
+    return canonicalize({ ...unsealed, hash });
+  });
+}
 
 function verifyCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -34,10 +56,26 @@ describe('audit export and offline verification', () => {
     expect(lines.length).toBeGreaterThanOrEqual(24);
     const file = join(arbiter.dataDir, 'export.jsonl');
     await writeFile(file, text);
-    const checkpoints = join(arbiter.dataDir, 'checkpoints.json');
+    // A copy: the server may still add a checkpoint while the test reads this one.
+    const checkpoints = join(arbiter.dataDir, 'checkpoints-copy.json');
+    await copyFile(join(arbiter.dataDir, 'checkpoints.json'), checkpoints);
     const good = await verifyCli(file, '--checkpoint', checkpoints);
     expect(good.code).toBe(0);
     expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, entries_checked: lines.length });
+    // The checkpoints were used, not just read: every one in the file was checked.
+    const stored = JSON.parse(await readFile(checkpoints, 'utf8'));
+    const count = (Array.isArray(stored) ? stored : stored.checkpoints).length;
+    expect(count).toBeGreaterThan(0);
+    expect(JSON.parse(good.stdout).checkpoints_checked).toBe(count);
+
+    // A rewritten history that re-seals every later entry holds together by itself; only the
+    // checkpoints show that it is not the history that was recorded.
+    const forged = rewriteHistory(lines, 3, (entry) => (entry.outcome = 'DENY'));
+    await writeFile(file, `${forged.join('\n')}\n`);
+    expect((await verifyCli(file)).code).toBe(0);
+    const caught = await verifyCli(file, '--checkpoint', checkpoints);
+    expect(caught.code).toBe(1);
+    expect(JSON.parse(caught.stdout).break.reason).toMatch(/checkpoint/);
 
     const tampered = [...lines];
     tampered[15] = tampered[15]!.replace(/"query":"q(\d+)"/, '"query":"DROP TABLE"');
