@@ -15,19 +15,25 @@ describe('GET /api/v1/audit/events as server-sent events', () => {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let received = '';
-    const decision = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
-      key: KEYS.agent,
-      body: {
-        actor: { id: 'agent-001', type: 'ai-agent' },
-        action: { capability: 'database.query', parameters: { query: 'q' } },
-      },
-    });
-    await call(arbiter.url, 'POST', '/api/v1/capabilities', {
+    const propose = (query: string) =>
+      call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+        key: KEYS.agent,
+        body: {
+          actor: { id: 'agent-001', type: 'ai-agent' },
+          action: { capability: 'database.query', parameters: { query } },
+        },
+      });
+    const decision = await propose('q');
+    const registered = await call(arbiter.url, 'POST', '/api/v1/capabilities', {
       key: KEYS.admin,
       body: { name: 'sse.check', risk_level: 'low' },
     });
+    expect(registered.status).toBe(201);
+    // Entries stream in chain order: once a decision made after the registration has
+    // arrived, the registration would have arrived before it, had the filter let it through.
+    const sentinel = await propose('after the registration');
     const deadline = Date.now() + 5000;
-    while (!received.includes(decision.body.decision_id) && Date.now() < deadline) {
+    while (!received.includes(sentinel.body.decision_id) && Date.now() < deadline) {
       const { value, done } = await reader.read();
       if (done) break;
       received += decoder.decode(value, { stream: true });
@@ -35,7 +41,9 @@ describe('GET /api/v1/audit/events as server-sent events', () => {
     controller.abort();
     expect(received).toContain('event: governance.decision');
     expect(received).toContain(decision.body.audit_ref);
+    expect(received).toContain(sentinel.body.audit_ref);
     expect(received).not.toContain('capability.registered');
+    expect(received).not.toContain('sse.check');
   });
 
   it('requires audit:read', async () => {
