@@ -40,6 +40,31 @@ describe('RedisRateLimiter', () => {
     }
   });
 
+  it('counts only admitted requests, and its window slides by the Redis clock', async () => {
+    const limiter = new RedisRateLimiter({ url: redis.url, timeoutMs: 2_000, keyPrefix: 'slide-test:' });
+    const limit = { key: 'agent-1|db.write', maxRequests: 2, windowSeconds: 2 };
+    try {
+      expect((await limiter.admit(limit)).admitted).toBe(true);
+      const firstAt = Date.now();
+      // The second admission clearly later than the first, so that they leave the window apart.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await limiter.admit(limit)).admitted).toBe(true);
+      // Refusals while full: were they counted, the window would stay full long after.
+      for (let i = 0; i < 20; i++) expect((await limiter.admit(limit)).admitted).toBe(false);
+      // Wait for the first admission to leave the window (bounded; no timing is asserted).
+      let admitted = false;
+      while (!admitted && Date.now() - firstAt < 8_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        admitted = (await limiter.admit(limit)).admitted;
+      }
+      expect(admitted).toBe(true);
+      // It slid by one slot only: the second admission is still in the window, so it is full again.
+      expect((await limiter.admit(limit)).admitted).toBe(false);
+    } finally {
+      await limiter.close();
+    }
+  });
+
   it('fails closed within its bound when Redis does not come', async () => {
     const limiter = new RedisRateLimiter({ url: 'redis://127.0.0.1:1', timeoutMs: 300 });
     try {
