@@ -91,7 +91,8 @@ describe('policies', () => {
   it('creates a policy that changes decisions at once, and lists it', async () => {
     await api('POST', '/actors/bot-7/grants', { capability: 'email.send' });
     const before = await proposeAs('bot-7', 'email.send', { to: 'ceo@example.com', subject: 'hi' });
-    expect(['ALLOW', 'DENY']).toContain(before.body.outcome);
+    // No rule covers mail to an @example.com address: the grant allows it.
+    expect(before.body.outcome).toBe('ALLOW');
     const created = await api('POST', '/policies', {
       name: 'no-mail-to-ceo',
       description: 'The CEO gets no bot mail',
@@ -112,6 +113,11 @@ describe('policies', () => {
       enabled: true,
       status: { ready: true },
     });
+    const after = await proposeAs('bot-7', 'email.send', { to: 'ceo@example.com', subject: 'hi' });
+    expect(after.body.outcome).toBe('ESCALATE');
+    expect(after.body.reason).toContain('no-mail-to-ceo');
+    const others = await proposeAs('bot-7', 'email.send', { to: 'cfo@example.com', subject: 'hi' });
+    expect(others.body.outcome).toBe('ALLOW');
     const listed = await api('GET', '/policies');
     expect(listed.body.policies.map((p: { name: string }) => p.name)).toContain('no-mail-to-ceo');
     expect(listed.body.total).toBe(listed.body.policies.length);
