@@ -36,7 +36,13 @@ describe('manifests folder', () => {
       file,
       'apiVersion: governance.arbiter.dev/v1alpha1\nkind: Policy\nmetadata: {name: extra\nspec: [',
     );
-    await new Promise((r) => setTimeout(r, 600));
+    // Wait for the broken version to have been read (readiness counts the problem), so that
+    // what follows checks the state after the reload, not before it.
+    const readiness = await eventually(
+      () => call(arbiter.url, 'GET', '/readyz'),
+      (r) => JSON.stringify(r.body).includes('1 manifest problem(s)'),
+    );
+    expect(JSON.stringify(readiness.body)).toContain('1 manifest problem(s)');
     const kept = await policies();
     expect(kept.body.policies.some((p: { name: string }) => p.name === 'extra')).toBe(true);
     expect(arbiter.logs.some((l) => l.includes('extra.yml'))).toBe(true);
