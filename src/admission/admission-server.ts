@@ -10,6 +10,8 @@ export interface AdmissionServerOptions {
   certificates: ServingCertificates;
   handler: RequestListener;
   logger: Logger;
+  /** close() waits this long for reviews under way, then drops the connections left. */
+  closeGraceMs: number;
 }
 
 export interface AdmissionServer {
@@ -65,9 +67,13 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     port,
     close: async () => {
       unsubscribe();
+      // Kept-alive connections (the API server's) end as they turn idle; past the grace,
+      // whatever is left is dropped, so a connection can never hold up the shutdown.
       const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      const forced = setTimeout(() => server.closeAllConnections(), options.closeGraceMs);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearInterval(sweeper);
+      clearTimeout(forced);
     },
   };
 }

@@ -27,6 +27,8 @@ export interface AdmissionDeps {
   metrics: Metrics;
   logger: Logger;
   clock: () => Date;
+  /** How long closing waits for reviews under way (the server's --shutdown-grace). */
+  closeGraceMs: number;
 }
 
 /** The admission webhooks of one replica: certificates, the HTTPS server, and (leader) the configurations. */
@@ -83,6 +85,7 @@ export function openAdmission(deps: AdmissionDeps): Admission {
       certificates,
       handler,
       logger,
+      closeGraceMs: deps.closeGraceMs,
     }).then(
       (started) => void (server = started),
       (err: unknown) => {

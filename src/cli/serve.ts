@@ -168,6 +168,7 @@ async function startOnServer(
         metrics,
         logger,
         clock,
+        closeGraceMs: options.shutdownGraceSeconds * 1000,
       })
     : undefined;
   if (admission) {
