@@ -38,8 +38,8 @@ export function completeDecision(
 }
 
 function withRemaining(decision: EngineDecision, remaining: number | undefined): EngineDecision {
-  const limit = decision.constraints.rate_limit;
-  if (remaining === undefined || limit === undefined || limit === null || typeof limit !== 'object')
-    return decision;
+  // Only an ALLOW carries the grant's constraints (and so a rate_limit to annotate).
+  const limit = decision.constraints.rate_limit as Record<string, unknown> | undefined;
+  if (remaining === undefined || limit === undefined) return decision;
   return { ...decision, constraints: { ...decision.constraints, rate_limit: { ...limit, remaining } } };
 }

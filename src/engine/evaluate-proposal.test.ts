@@ -385,3 +385,114 @@ describe('decision shape', () => {
     expect(d.reason).toBe('Allowed by policy p (rule 0, priority 2).');
   });
 });
+
+describe('which of several open grants applies', () => {
+  const limited = (name: string, maxRequests: number, windowSeconds: number, start = '00:00') =>
+    grant(name, 'agent-1', [
+      {
+        capability: 'files.read',
+        constraints: {
+          rateLimit: { maxRequests, windowSeconds },
+          timeWindow: { start, end: start, timezone: 'UTC' },
+        },
+      },
+    ]);
+  const applied = (...grants: ReturnType<typeof grant>[]) =>
+    evaluateProposal(
+      buildIndex([capability('files.read'), ...grants]),
+      proposal('files.read'),
+      NOON_UTC,
+      settings,
+    ).decision.constraints;
+
+  it('prefers no rate limit, whichever grant comes first', () => {
+    const unlimited = grant('a', 'agent-1', [{ capability: 'files.read' }]);
+    expect(applied(unlimited, limited('b', 5, 60))).toEqual({});
+    expect(applied(limited('a', 5, 60), grant('b', 'agent-1', [{ capability: 'files.read' }]))).toEqual({});
+  });
+
+  it('compares rates per second, not request counts or windows alone', () => {
+    // 10 per minute is slower than 5 per 10 s.
+    expect(applied(limited('a', 10, 60), limited('b', 5, 10)).rate_limit).toEqual({
+      max_requests: 5,
+      window_seconds: 10,
+    });
+    expect(applied(limited('a', 5, 10), limited('b', 10, 60)).rate_limit).toEqual({
+      max_requests: 5,
+      window_seconds: 10,
+    });
+  });
+
+  it('at the same rate takes the larger burst, and on a full tie keeps the first grant', () => {
+    expect(applied(limited('a', 10, 10), limited('b', 20, 20)).rate_limit).toMatchObject({
+      max_requests: 20,
+    });
+    expect(applied(limited('a', 20, 20), limited('b', 10, 10)).rate_limit).toMatchObject({
+      max_requests: 20,
+    });
+    // Same limit, told apart by their (all-day) windows: the first by object name stays.
+    expect(applied(limited('a', 10, 10, '01:00'), limited('b', 10, 10, '02:00')).time_window).toMatchObject({
+      start: '01:00',
+    });
+  });
+
+  it('names every closed window when none is open', () => {
+    const closed = (name: string, start: string, end: string) =>
+      grant(name, 'agent-1', [
+        { capability: 'files.read', constraints: { timeWindow: { start, end, timezone: 'UTC' } } },
+      ]);
+    const d = run(
+      buildIndex([capability('files.read'), closed('a', '01:00', '02:00'), closed('b', '03:00', '04:00')]),
+    );
+    expect(d.reason).toBe(
+      'Actor agent-1 may use files.read only between 01:00 and 02:00 (UTC); it is 12:00 there; ' +
+        'or between 03:00 and 04:00 (UTC); it is 12:00 there.',
+    );
+  });
+});
+
+describe('decision trail and reasons', () => {
+  it('a denial before the policies never claims a risk override', () => {
+    expect(run(world(), proposal('files.delete')).evaluation.risk_override).toBe(false);
+  });
+
+  it('a rate-limited denial drops the risk override of the policies it replaces', () => {
+    const snap = buildIndex([
+      capability('files.read', { riskLevel: 'critical' }),
+      grant('g', 'agent-1', [
+        { capability: 'files.read', constraints: { rateLimit: { maxRequests: 1, windowSeconds: 60 } } },
+      ]),
+    ]);
+    const pre = evaluateProposal(snap, proposal('files.read'), NOON_UTC, settings);
+    expect(pre.decision.evaluation.risk_override).toBe(true);
+    expect(completeDecision(pre, false).evaluation.risk_override).toBe(false);
+  });
+
+  it('only an ALLOW carries the grant constraints, and only it gets remaining', () => {
+    const snap = buildIndex([
+      capability('files.read'),
+      grant('g', 'agent-1', [
+        { capability: 'files.read', constraints: { rateLimit: { maxRequests: 5, windowSeconds: 60 } } },
+      ]),
+      policy('p', [{ capability: 'files.read', outcome: 'REQUIRE_CONFIRMATION' }]),
+    ]);
+    const d = run(snap);
+    expect(d.outcome).toBe('REQUIRE_CONFIRMATION');
+    expect(d.constraints).toEqual({});
+  });
+
+  it.each([
+    ['ALLOW', 'Allowed by policy p (rule 0, priority 0).'],
+    ['DENY', 'Denied by policy p (rule 0, priority 0).'],
+    ['ESCALATE', 'Escalated for review by policy p (rule 0, priority 0).'],
+    ['REQUIRE_CONFIRMATION', 'Confirmation required by policy p (rule 0, priority 0).'],
+  ] as const)('a %s rule gives the reason %j', (outcome, reason) => {
+    expect(run(withRules({ outcome })).reason).toBe(reason);
+  });
+
+  it('refuses a default outcome other than ALLOW or DENY', () => {
+    expect(() => resolveEngineSettings({ defaultOutcome: 'ESCALATE' as 'DENY' })).toThrow(
+      'engine settings: defaultOutcome must be ALLOW or DENY',
+    );
+  });
+});

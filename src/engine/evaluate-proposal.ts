@@ -143,7 +143,8 @@ function shadowOf(
   wouldBe: Outcome,
   outcome: Outcome,
 ): ShadowDecision | undefined {
-  if (!shadowWinner?.enforcement || shadowWinner === winner || wouldBe === outcome) return undefined;
+  // An enforced shadow winner is the winner itself: nothing is shadowed.
+  if (!shadowWinner?.enforcement || wouldBe === outcome) return undefined;
   return {
     outcome: wouldBe,
     policy: shadowWinner.policy,

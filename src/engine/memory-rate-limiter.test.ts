@@ -84,3 +84,37 @@ describe('MemoryRateLimiter', () => {
     );
   });
 });
+
+describe('MemoryRateLimiter memory', () => {
+  const oneSecond = (key: string) => ({ key, maxRequests: 10, windowSeconds: 1 });
+
+  it('sweeps keys whose window has passed at most once per sweep interval', () => {
+    const limiter = new MemoryRateLimiter({ sweepIntervalMs: 60_000 });
+    limiter.admit(oneSecond('a'), 0); // the first admission sweeps (nothing yet)
+    limiter.admit(oneSecond('b'), 2_000); // a has expired, but the interval has not passed
+    expect(limiter.size).toBe(2);
+    limiter.admit(oneSecond('c'), 30_000);
+    expect(limiter.size).toBe(3);
+    limiter.admit(oneSecond('d'), 60_000); // exactly one interval after the first sweep
+    expect(limiter.size).toBe(1);
+  });
+
+  it('sweeps a key whose newest admission is exactly one window old', () => {
+    const limiter = new MemoryRateLimiter({ sweepIntervalMs: 1_000 });
+    limiter.admit(oneSecond('a'), 0);
+    limiter.admit(oneSecond('b'), 1_000);
+    expect(limiter.size).toBe(1);
+  });
+
+  it('keeps memory bounded by the admissions in the window, compacting expired ones', () => {
+    const limiter = new MemoryRateLimiter();
+    const limit = { key: 'k', maxRequests: 1_000, windowSeconds: 1 };
+    let peak = 0;
+    for (let t = 0; t < 20_000; t += 10) {
+      expect(limiter.admit(limit, t).admitted).toBe(true);
+      peak = Math.max(peak, limiter.heldTimes);
+    }
+    // 100 live admissions per window; expired ones are dropped once they are half the log.
+    expect(peak).toBeLessThanOrEqual(2 * 100 + 2);
+  });
+});

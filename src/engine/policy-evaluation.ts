@@ -55,6 +55,7 @@ type Ranked = Pick<RuleEvaluation, 'priority' | 'outcome'>;
  * more restrictive outcome; otherwise the earlier rule (by policy name and position) stays.
  */
 export function outranks(a: Ranked, b: Ranked): boolean {
+  // Stryker disable next-line EqualityOperator: the priorities differ here, so > and >= agree.
   if (a.priority !== b.priority) return a.priority > b.priority;
   return restrictiveness(a) < restrictiveness(b);
 }

@@ -21,6 +21,10 @@ describe('checkTimeWindow', () => {
     ['start == end is all day', window('08:00', '08:00'), '2024-01-15T03:17:00Z', 'open'],
     ['midnight start', window('00:00', '01:00'), '2024-01-14T23:30:00Z', 'open'],
     ['UTC zone', window('09:00', '17:00', 'UTC'), '2024-01-15T09:00:00Z', 'open'],
+    ['wrap: opens at its start minute', window('22:00', '06:00', 'UTC'), '2024-01-15T22:00:00Z', 'open'],
+    ['wrap: the minute before start', window('22:00', '06:00', 'UTC'), '2024-01-15T21:59:00Z', 'closed'],
+    ['midnight to midnight is all day', window('00:00', '00:00', 'UTC'), '2024-01-15T23:59:00Z', 'open'],
+    ['minutes count, not only hours', window('09:30', '10:00', 'UTC'), '2024-01-15T09:29:00Z', 'closed'],
     [
       'half-hour offset (Kolkata +05:30)',
       window('09:00', '10:00', 'Asia/Kolkata'),
@@ -53,6 +57,11 @@ describe('checkTimeWindow', () => {
     expect(checkTimeWindow(window('09:00', '17:00'), new Date('2024-01-15T17:45:00Z'))).toEqual({
       kind: 'closed',
       localTime: '18:45',
+    });
+    // Two digits each for hour and minute.
+    expect(checkTimeWindow(window('09:00', '17:00', 'UTC'), new Date('2024-01-15T08:05:00Z'))).toEqual({
+      kind: 'closed',
+      localTime: '08:05',
     });
   });
 

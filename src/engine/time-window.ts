@@ -16,18 +16,15 @@ export function checkTimeWindow(window: TimeWindow, now: Date): WindowVerdict {
   const local = localMinutes(clock, now);
   const start = minutesOf(window.start);
   const end = minutesOf(window.end);
-  const open = start === end || (start < end ? local >= start && local < end : local >= start || local < end);
+  // start == end falls to the wrapping branch, where every minute is open.
+  const open = start < end ? local >= start && local < end : local >= start || local < end;
   return open ? { kind: 'open' } : { kind: 'closed', localTime: formatMinutes(local) };
 }
 
 function localMinutes(clock: Intl.DateTimeFormat, now: Date): number {
-  let hour = 0;
-  let minute = 0;
-  for (const part of clock.formatToParts(now)) {
-    if (part.type === 'hour') hour = Number(part.value) % 24;
-    if (part.type === 'minute') minute = Number(part.value);
-  }
-  return hour * 60 + minute;
+  const parts = clock.formatToParts(now);
+  const part = (type: 'hour' | 'minute') => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return (part('hour') % 24) * 60 + part('minute');
 }
 
 function minutesOf(hhmm: string): number {

@@ -64,3 +64,50 @@ describe('unreachableRules', () => {
     expect(findings.map((f) => f.ruleIndex)).toEqual([1]);
   });
 });
+
+describe('unreachableRules: what counts as a tie', () => {
+  it('reports a conditional rule beaten by an unconditional one at its own priority as unreachable, not as a tie', () => {
+    const findings = unreachableRules(
+      world(
+        policy('p', [
+          { capability: 'db.write', outcome: 'ESCALATE' },
+          { capability: 'db.write', condition: 'parameters.ok', outcome: 'ALLOW' },
+        ]),
+      ),
+    );
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.message).toMatch(
+      /^rule 1 \(capability db\.write\) can never decide: policy p rule 0/,
+    );
+  });
+
+  it('does not take rules at other priorities, or with the same outcome, for a tie', () => {
+    const findings = unreachableRules(
+      world(
+        policy('p', [
+          { capability: 'db.write', outcome: 'ALLOW' },
+          { capability: 'db.write', outcome: 'ALLOW' },
+          { capability: 'db.write', outcome: 'DENY', priority: 10 },
+        ]),
+      ),
+    );
+    expect(findings.map((f) => [f.ruleIndex, f.message.includes('can never decide')])).toEqual([
+      [0, true],
+      [1, true],
+    ]);
+  });
+
+  it('lists findings by capability name, whatever the order of the policies', () => {
+    const snapshot = buildIndex([
+      capability('b.write'),
+      capability('a.write'),
+      policy('p', [
+        { capability: 'b.write', outcome: 'DENY', priority: 1 },
+        { capability: 'b.write', condition: 'true', outcome: 'ALLOW' },
+        { capability: 'a.write', outcome: 'DENY', priority: 1 },
+        { capability: 'a.write', condition: 'true', outcome: 'ALLOW' },
+      ]),
+    ]);
+    expect(unreachableRules(snapshot).map((f) => f.capability)).toEqual(['a.write', 'b.write']);
+  });
+});
