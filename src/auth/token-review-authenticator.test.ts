@@ -19,14 +19,18 @@ const registry = ApiKeyRegistry.fromDocument({
 /** A JWT-shaped token per name: the authenticator sends nothing else to the API server. */
 const jwt = (name: string) => `eyJhbGciOiJSUzI1NiJ9.${Buffer.from(name).toString('base64url')}.c2ln`;
 
-/** A fake API server: tokens it knows map to usernames; counts the reviews it was asked for. */
+/**
+ * A fake API server: tokens it knows map to usernames; counts the reviews it was asked for.
+ * hold() keeps every review unanswered until release() is called.
+ */
 function fakeReviewer(users: Record<string, string>) {
   const calls: string[] = [];
   let failure: Error | undefined;
-  let delayMs = 0;
+  let held: Promise<void> | undefined;
+  let release: () => void = () => undefined;
   const review = async (token: string): Promise<TokenReviewResult> => {
     calls.push(token);
-    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await held;
     if (failure) throw failure;
     const username = users[token];
     return username ? { authenticated: true, username } : { authenticated: false };
@@ -35,7 +39,10 @@ function fakeReviewer(users: Record<string, string>) {
     review,
     calls,
     fail: (err: Error | undefined) => (failure = err),
-    delay: (ms: number) => (delayMs = ms),
+    hold: () => {
+      held = new Promise((resolve) => (release = resolve));
+    },
+    release: () => release(),
   };
 }
 
@@ -139,10 +146,10 @@ describe('ServiceAccount tokens (TokenReview)', () => {
 
   it('shares one review among concurrent requests with the same token', async () => {
     const { authenticator, reviewer } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
-    reviewer.delay(20);
-    const principals = await Promise.all(
-      Array.from({ length: 10 }, () => authenticator.authenticate(jwt('p'))),
-    );
+    reviewer.hold();
+    const pending = Array.from({ length: 10 }, () => authenticator.authenticate(jwt('p')));
+    reviewer.release();
+    const principals = await Promise.all(pending);
     expect(principals.every((p) => p?.name === 'serviceaccount:agents/planner')).toBe(true);
     expect(reviewer.calls).toHaveLength(1);
   });
@@ -160,10 +167,11 @@ describe('ServiceAccount tokens (TokenReview)', () => {
 
   it('answers UNAVAILABLE when the review is too slow or too many are under way', async () => {
     const { authenticator, reviewer } = setup({}, { reviewTimeoutMs: 20, maxInFlight: 2 });
-    reviewer.delay(200);
+    reviewer.hold(); // answered only after the authenticator has given up
     const slow = [authenticator.authenticate(jwt('a')), authenticator.authenticate(jwt('b'))];
     await expect(authenticator.authenticate(jwt('c'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     for (const pending of slow) await expect(pending).rejects.toThrow(/more than 20 ms/);
+    reviewer.release();
   });
 
   it('never puts the token into an error', async () => {

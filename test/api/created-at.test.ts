@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eventually } from '../operator/support/operator-env.js';
 import { call, KEYS, removeDir, startArbiter } from '../support/arbiter-process.js';
 
@@ -24,7 +24,9 @@ describe('created_at of manifest objects (embedded mode)', () => {
       expect(Object.values(times).length).toBeGreaterThan(0);
       for (const time of Object.values(times))
         expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // "Later" in milliseconds: let the clock pass the newest time before the next object comes.
+      const newest = Math.max(...Object.values(times).map((t) => Date.parse(t!)));
+      await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(newest));
       await writeFile(
         join(first.manifestsDir, 'later.yaml'),
         'apiVersion: governance.arbiter.dev/v1alpha1\nkind: Capability\nmetadata: {name: tickets-create}\nspec: {name: tickets.create, riskLevel: low}\n',
@@ -33,9 +35,7 @@ describe('created_at of manifest objects (embedded mode)', () => {
         'the new manifest to load',
         async () => (await createdAt(first.url))['tickets.create'] ?? undefined,
       );
-      expect(Date.parse(later.value)).toBeGreaterThan(
-        Math.max(...Object.values(times).map((t) => Date.parse(t!))),
-      );
+      expect(Date.parse(later.value)).toBeGreaterThan(newest);
       times['tickets.create'] = later.value;
     } finally {
       await first.stop();

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import {
   call,
@@ -56,12 +56,15 @@ describe('serve --redis', () => {
     expect(down.status).toBe(503);
     expect(down.body.error).toMatchObject({ code: 'UNAVAILABLE', request_id: expect.any(String) });
     await redis.restart();
-    let back = await propose();
-    for (let i = 0; i < 20 && back.status !== 200; i += 1) {
-      await new Promise((r) => setTimeout(r, 250));
-      back = await propose();
-    }
-    expect(back.status).toBe(200);
+    // Bounded wait until it has reconnected.
+    const back = await vi.waitFor(
+      async () => {
+        const res = await propose();
+        expect(res.status).toBe(200);
+        return res;
+      },
+      { timeout: 15_000, interval: 250 },
+    );
     const verify = await call(arbiter.url, 'GET', '/api/v1/audit/verify', { key: KEYS.auditor });
     expect(verify.body.ok).toBe(true);
     const stored = await call(arbiter.url, 'GET', `/api/v1/audit/log?decision_id=${back.body.decision_id}`, {

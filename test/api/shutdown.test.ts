@@ -10,6 +10,9 @@ describe('graceful shutdown', () => {
       actor: { id: 'agent-001', type: 'ai-agent' },
       action: { capability: 'database.query', parameters: { query: 'q' } },
     };
+    let answered = 0;
+    let firstDecision: () => void = () => undefined;
+    const serving = new Promise<void>((resolve) => (firstDecision = resolve));
     // Bounded: a request caught by the shutdown while undici was still connecting can be
     // left unanswered by the client library itself (seen under load, with the server gone
     // and exited 0); unanswered is not acknowledged, which is all this test relies on.
@@ -18,10 +21,20 @@ describe('graceful shutdown', () => {
         key: KEYS.agent,
         body,
         timeoutMs: 30_000,
-      }).catch(() => undefined),
+      }).then(
+        (res) => {
+          answered += 1;
+          if (res.status === 200) firstDecision();
+          return res;
+        },
+        () => undefined,
+      ),
     );
-    await new Promise((r) => setTimeout(r, 20));
+    // Stop once it is deciding, while most requests are still waiting for their answer.
+    await Promise.race([serving, Promise.all(inFlight)]);
+    const answeredBeforeStop = answered;
     const exit = arbiter.stop();
+    expect(answeredBeforeStop).toBeLessThan(inFlight.length);
     const results = await Promise.all(inFlight);
     expect(await exit).toBe(0);
     const acknowledged = results.filter((r) => r?.status === 200).map((r) => r!.body.audit_ref as string);

@@ -49,7 +49,11 @@ describe('Redis audit log: append and read', () => {
   it('feeds subscribers with entries appended by any writer', async () => {
     const seen: number[] = [];
     const unsubscribe = log.subscribe((entry) => seen.push(entry.seq));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The feed has found where the stream ends once its connection blocks in XREAD.
+    const admin = new Redis(server.url);
+    const blockedInXread = async () => /\bflags=b\b.*\bcmd=xread\b/.test(String(await admin.client('LIST')));
+    await expect.poll(blockedInXread, { timeout: 10_000 }).toBe(true);
+    admin.disconnect();
     const other = await openRedisAuditLog({
       redis: new Redis(server.url, { lazyConnect: true }),
       keyPrefix: 'basic:{audit}',

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { AuditAppendInDoubtError, openRedisAuditLog, RedisAuditKeys } from '../../src/audit/redis/index.js';
 import { AuditUnavailableError } from '../../src/model/index.js';
@@ -60,8 +60,12 @@ describe('Redis audit log: Redis down or slow', () => {
     const workers = Array.from({ length: 4 }, () => worker());
     await expect.poll(() => outcomes.length, { timeout: 5000 }).toBeGreaterThan(40);
     await server.kill9();
+    const crashedAt = outcomes.length;
     const ackedBeforeCrash = outcomes.filter((o) => o.entry).length;
-    await sleep(300);
+    // Redis stays down until the workers have run into the outage.
+    await expect
+      .poll(() => outcomes.slice(crashedAt).filter((o) => o.error).length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(4);
     await server.restart();
     await expect
       .poll(() => outcomes.filter((o) => o.entry).length - ackedBeforeCrash, { timeout: 10_000 })
@@ -100,20 +104,32 @@ describe('Redis audit log: Redis down or slow', () => {
     });
     await log.append(decisionEvent(1, { data: { n: 1 } }));
     const admin = new Redis(server.url);
-    // Scripts wait while writes are paused: Redis looks alive but answers too late.
-    await admin.client('PAUSE', 700, 'WRITE');
-    const started = Date.now();
+    const bystander = new Redis(server.url);
+    // Scripts wait while writes are paused: Redis looks alive but answers too late. The pause
+    // lasts until CLIENT UNPAUSE below (the timeout is only a backstop), so an append that
+    // waited for Redis instead of failing within its bound would hang the test.
+    await admin.client('PAUSE', 60_000, 'WRITE');
+    let resumed = false;
+    const blockedWrite = bystander.set('slow:bystander', '1').then(() => (resumed = true));
+    onTestFinished(async () => {
+      await admin.client('UNPAUSE');
+      await blockedWrite;
+      admin.disconnect();
+      bystander.disconnect();
+    });
     const late = await log.append(decisionEvent(2, { data: { n: 2 } })).catch((err: unknown) => err);
-    expect(Date.now() - started).toBeLessThan(600);
     expect(late).toBeInstanceOf(AuditAppendInDoubtError);
-    await sleep(800);
-    // The next append settles the doubtful batch first; the chain continues from entry 1.
+    // It failed while Redis was still paused: another client's write is still blocked.
+    expect(resumed).toBe(false);
+    await admin.client('UNPAUSE');
+    await blockedWrite;
+    // The next append goes on the same connection, after the late script and its settle
+    // call: it settles the doubtful batch first; the chain continues from entry 1.
     const after = await log.append(decisionEvent(3, { data: { n: 3 } }));
     expect(after.seq).toBe(2);
     const stored = await storedEntries(server.url, keys);
     expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([1, 3]);
     expect((await log.verify()).ok).toBe(true);
-    admin.disconnect();
     await log.close();
   });
 
@@ -155,9 +171,12 @@ describe('Redis audit log: Redis down or slow', () => {
       expect(outcome).toBeInstanceOf(AuditUnavailableError);
       expect(outcome).not.toBeInstanceOf(AuditAppendInDoubtError);
     }
-    await sleep(300);
     expect(await storedEntries(server.url, keys)).toEqual([]);
-    expect((await log.append(decisionEvent(9))).seq).toBe(1);
+    // Nothing sent later: a late batch would have to run before this append, which follows
+    // every earlier call on the log's one connection.
+    const after = await log.append(decisionEvent(9));
+    expect(after.seq).toBe(1);
+    expect(await storedEntries(server.url, keys)).toEqual([after]);
     admin.disconnect();
     await log.close();
   });

@@ -71,11 +71,12 @@ describe('Redis audit log: several batches in flight, leases under contention', 
     const keys = new RedisAuditKeys('leased:{audit}');
     const log = await open(keys.prefix);
     await log.append(decisionEvent(1));
-    await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs(admin)) + 300);
-    const started = Date.now();
+    const leaseUntil = (await redisNowMs(admin)) + 300;
+    await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
     const entry = await log.append(decisionEvent(2));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(entry.seq).toBe(2);
+    // Acknowledged only once the lease had run out, in Redis's clock.
+    expect(await redisNowMs(admin)).toBeGreaterThanOrEqual(leaseUntil);
   });
 
   it('rejects cleanly when a lease outlasts the bound, and stores nothing', async () => {
@@ -103,12 +104,22 @@ describe('Redis audit log: several batches in flight, leases under contention', 
       writers.map((log) => Promise.all(Array.from({ length: 90 }, (_, n) => log.append(decisionEvent(n))))),
     );
     expect(await admin.hget(keys.head, 'lease')).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
-    // An idle chain: any writer appends at once, whoever held the last lease.
-    for (const log of writers) {
-      const started = Date.now();
-      await log.append(decisionEvent(100));
-      expect(Date.now() - started).toBeLessThan(LEASE_MS);
+    // Let the last lease and the next turn lapse: Redis's clock decides.
+    const [leaseUntil, nextUntil] = await admin.hmget(keys.head, 'lease_until', 'next_until');
+    const lapsesAt = Math.max(Number(leaseUntil ?? 0), Number(nextUntil ?? 0));
+    await expect
+      .poll(() => redisNowMs(admin), { interval: LEASE_MS, timeout: 10_000 })
+      .toBeGreaterThan(lapsesAt);
+    // An idle chain: any writer appends, whoever held the last lease, and none is refused
+    // on the way (a refused writer is recorded as next) or takes a lease.
+    const turns = async () => {
+      const head = await admin.hgetall(keys.head);
+      return [head.lease, head.lease_until, head.next, head.next_until, head.next_since];
+    };
+    const lapsed = await turns();
+    for (const [w, log] of writers.entries()) {
+      expect((await log.append(decisionEvent(100))).seq).toBe(271 + w);
+      expect(await turns()).toEqual(lapsed);
     }
     expect(await writers[0]!.verify()).toMatchObject({ ok: true, entries_checked: 273 });
   });

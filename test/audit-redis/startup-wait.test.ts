@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import {
@@ -41,7 +42,11 @@ describe('arbiter serve --redis with Redis not reachable yet', () => {
     cleanups.push(() => removeDir(dataDir));
     const port = await freePort();
     const args = serveArgs({ dataDir, manifestsDir: EXAMPLE_MANIFESTS, port, args: ['--redis', redis.url] });
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let retries = 0;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.includes('Redis audit log unreachable: not ready, retrying')) retries += 1;
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     cleanups.push(async () => {
       if (child.exitCode === null) child.kill('SIGKILL');
@@ -54,8 +59,8 @@ describe('arbiter serve --redis with Redis not reachable yet', () => {
       return res.status === 200 ? res : undefined;
     });
     expect(alive.body).toMatchObject({ status: 'ok' });
-    // Give it a few retries against the closed port: it must neither exit nor turn ready.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // After a few failed attempts against the closed port it must neither exit nor turn ready.
+    await until('three failed attempts', 15_000, () => Promise.resolve(retries >= 3 ? true : undefined));
     expect(child.exitCode).toBeNull();
     const notReady = await call(base, 'GET', '/readyz');
     expect(notReady.status).toBe(503);

@@ -38,6 +38,18 @@ function installExitHook(): void {
   });
 }
 
+/**
+ * Ties a child started elsewhere (redis-server) to this process as startProcess does: the
+ * exit hook and the watchdog kill it if this process ends first (a killed test worker).
+ */
+export function neverOutlive(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  installExitHook();
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  startWatchdog(child.pid);
+}
+
 /** Kills `childPid` as soon as this Node process is gone; ends itself when the child does. */
 function startWatchdog(childPid: number): void {
   const script =

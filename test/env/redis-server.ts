@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { freePort } from './free-ports.js';
+import { neverOutlive } from './managed-process.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -56,6 +57,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 
   const launch = async (): Promise<void> => {
     const proc = spawn(REDIS_SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    neverOutlive(proc);
     const output: string[] = [];
     proc.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     proc.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));

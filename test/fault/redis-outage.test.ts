@@ -12,6 +12,7 @@ const PROPOSALS = [
 ];
 
 interface Answer {
+  client: number;
   status: number;
   body: any;
 }
@@ -28,9 +29,9 @@ function loadGenerator(url: string, clients: number) {
           key: KEYS.agent,
           body: { actor: { id: 'agent-001', type: 'ai-agent' }, action: { capability, parameters } },
         });
-        answers.push({ status: res.status, body: res.body });
+        answers.push({ client: c, status: res.status, body: res.body });
       } catch (err) {
-        answers.push({ status: 0, body: String(err) });
+        answers.push({ client: c, status: 0, body: String(err) });
       }
     }
   };
@@ -95,8 +96,13 @@ describe('fault: Redis killed and restarted under load', () => {
     await until('decisions under load', () => load.answers.filter((a) => a.status === 200).length >= 100);
     await redis.kill9();
     const killedAt = load.answers.length;
-    await until('503s while Redis is down', () => load.answers.slice(killedAt).some((a) => a.status === 503));
-    await sleep(1_000);
+    // Redis stays down until every client has been refused: the requests in flight at the
+    // kill have all been answered, and the load has run into the outage.
+    await until(
+      'every client refused while Redis is down',
+      () =>
+        new Set(load.answers.slice(killedAt).flatMap((a) => (a.status === 503 ? [a.client] : []))).size === 8,
+    );
     // While down: a probe of our own fails closed too.
     const probe = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
       key: KEYS.agent,

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -153,16 +154,17 @@ describe('FileAuditLog subscribe', () => {
       throw new Error('listener bug');
     });
     const unsubscribe = log.subscribe((entry) => seen.push(entry.seq));
-    let durableWhenNotified = false;
+    // Read at the moment of each notification, so the check sees the file as it was then.
+    const inFileWhenNotified: boolean[] = [];
     log.subscribe((entry) => {
-      void readLogLines(dir).then((lines) => (durableWhenNotified = lines.includes(canonicalJson(entry))));
+      const lines = readFileSync(join(dir, AUDIT_LOG_FILE), 'utf8').split('\n');
+      inFileWhenNotified.push(lines.includes(canonicalJson(entry)));
     });
     await log.append(event());
     unsubscribe();
     await log.append(event());
     expect(seen).toEqual([1]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(durableWhenNotified).toBe(true);
+    expect(inFileWhenNotified).toEqual([true, true]);
     await log.close();
   });
 });
@@ -181,11 +183,13 @@ describe('FileAuditLog checkpoints', () => {
   it('checkpoints after T seconds when fewer than N entries arrived', async () => {
     const log = await openLog(dir, { checkpointEvery: { entries: 1000, seconds: 0.05 } });
     await log.append(event());
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const { checkpoints } = JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8')) as {
-      checkpoints: { seq: number; entry_id: string }[];
-    };
-    expect(checkpoints.map((c) => c.seq)).toEqual([1]);
+    // Written by the timer (bounded wait); no checkpoints.json before that.
+    const checkpointSeqs = () =>
+      readFile(join(dir, 'checkpoints.json'), 'utf8').then(
+        (text) => (JSON.parse(text) as { checkpoints: { seq: number }[] }).checkpoints.map((c) => c.seq),
+        () => [],
+      );
+    await expect.poll(checkpointSeqs, { timeout: 10_000 }).toEqual([1]);
     await log.close();
   });
 });
