@@ -20,7 +20,7 @@ import { queryIndexes } from './index-query.js';
 import { type AuditLogger, silentLogger } from '../audit-logger.js';
 import { DEFAULT_KEY_PREFIX, RedisAuditKeys } from './redis-keys.js';
 import { readEntries } from './stream-reader.js';
-import { StreamTail } from './stream-tail.js';
+import { lastStreamId, StreamTail } from './stream-tail.js';
 import { withTimeout } from './timeout.js';
 
 export interface RedisAuditLogOptions {
@@ -170,6 +170,7 @@ export class RedisAuditLog implements AuditLog {
       },
       keys.stream,
       settings.logger,
+      () => lastStreamId(redis, keys.stream),
     );
   }
 

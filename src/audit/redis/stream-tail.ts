@@ -16,10 +16,16 @@ export class StreamTail {
   private connection: Redis | undefined;
   private loop: Promise<void> | undefined;
 
+  /**
+   * @param streamEnd the stream's last id, asked on the connection that appends: Redis
+   *   answers it before any append this replica sends after subscribe(), so a subscriber
+   *   sees every entry it could have caused, even before the feed's own connection is up.
+   */
   constructor(
     private readonly connect: () => Redis,
     private readonly stream: string,
     private readonly logger: AuditLogger,
+    private readonly streamEnd: () => Promise<string>,
   ) {}
 
   subscribe(listener: (entry: AuditEntry) => void): () => void {
@@ -39,13 +45,15 @@ export class StreamTail {
   }
 
   private start(): void {
+    const end = this.streamEnd();
     const connection = this.connect();
     this.connection = connection;
-    this.loop = this.follow(connection);
+    this.loop = this.follow(connection, end);
   }
 
-  private async follow(connection: Redis): Promise<void> {
-    let lastId: string | undefined;
+  private async follow(connection: Redis, end: Promise<string>): Promise<void> {
+    // Unknown (Redis away): the first read asks again, on the feed's connection.
+    let lastId: string | undefined = await end.catch(() => undefined);
     while (this.connection === connection) {
       try {
         lastId = await this.readOnce(connection, lastId);
@@ -60,7 +68,7 @@ export class StreamTail {
   /** One blocking read after lastId; returns the id to continue from. */
   private async readOnce(connection: Redis, lastId: string | undefined): Promise<string> {
     // An explicit id, not '$': entries appended between two XREADs must not be skipped.
-    const from = lastId ?? (await connection.xrevrange(this.stream, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    const from = lastId ?? (await lastStreamId(connection, this.stream));
     const reply = await connection.xread('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, from);
     const items = reply?.[0]?.[1] ?? [];
     for (const [, fields] of items) this.emit(entryField(fields));
@@ -78,4 +86,8 @@ export class StreamTail {
       }
     }
   }
+}
+
+export async function lastStreamId(connection: Redis, stream: string): Promise<string> {
+  return (await connection.xrevrange(stream, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
 }
