@@ -1,8 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CoalescedTask } from './coalesced-task.js';
 
+// Fake timers: "once" is checked after every timer due has fired, not after a guessed wait.
 describe('CoalescedTask', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs once for a burst and once more for requests made while running', async () => {
     let runs = 0;
     let release: (() => void) | undefined;
@@ -15,13 +22,14 @@ describe('CoalescedTask', () => {
       () => undefined,
     );
     for (let i = 0; i < 100; i++) task.schedule();
-    await sleep(20);
+    await vi.runAllTimersAsync();
     expect(runs).toBe(1);
     for (let i = 0; i < 100; i++) task.schedule();
     release?.();
-    await sleep(30);
+    await vi.runAllTimersAsync();
     await task.idle();
     expect(runs).toBe(2);
+    expect(vi.getTimerCount()).toBe(0);
     await task.close();
   });
 
@@ -37,9 +45,10 @@ describe('CoalescedTask', () => {
       (err) => errors.push(err),
     );
     task.schedule();
-    await sleep(10);
+    await vi.runAllTimersAsync();
+    expect(errors).toHaveLength(1);
     task.schedule();
-    await sleep(10);
+    await vi.runAllTimersAsync();
     expect(runs).toBe(2);
     expect(errors).toHaveLength(1);
     await task.close();

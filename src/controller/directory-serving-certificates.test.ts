@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,6 +9,22 @@ import {
 } from '../admission/tls/index.js';
 import { collectingLogger } from '../admission/tls/test-fixtures.js';
 import { DirectoryServingCertificates } from './directory-serving-certificates.js';
+
+// readFile, counted: a test waits for the poller to read the files again instead of sleeping.
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...actual, readFile: vi.fn(actual.readFile) };
+});
+
+/** How often the poller has started reading DIR/tls.crt. */
+const readsOf = (dir: string) =>
+  vi.mocked(readFile).mock.calls.filter(([path]) => path === join(dir, 'tls.crt')).length;
+
+/** Resolves once at least `count` polls of `dir` began after the call (polls never overlap). */
+async function polls(dir: string, count: number): Promise<void> {
+  const target = readsOf(dir) + count + 1;
+  await vi.waitFor(() => expect(readsOf(dir)).toBeGreaterThanOrEqual(target), { timeout: 5_000 });
+}
 
 /** Writes the pair the way the kubelet updates a mounted Secret: a new folder, then `..data` re-pointed atomically. */
 async function kubeletWrite(dir: string, files: { 'tls.crt': string; 'tls.key': string }, version: number) {
@@ -53,14 +69,13 @@ describe('DirectoryServingCertificates', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const open = (startTimeoutMs = 5_000) => {
-    certificates = new DirectoryServingCertificates({
-      dir,
+  const poller = (folder: string, startTimeoutMs = 5_000) =>
+    new DirectoryServingCertificates({
+      dir: folder,
       logger: log.logger,
       settings: { pollIntervalMs: 20, startTimeoutMs },
     });
-    return certificates;
-  };
+  const open = (startTimeoutMs = 5_000) => (certificates = poller(dir, startTimeoutMs));
 
   it('serves the mounted pair and leaves the caBundle alone', async () => {
     await kubeletWrite(dir, files(first), 1);
@@ -81,7 +96,7 @@ describe('DirectoryServingCertificates', () => {
     await kubeletWrite(dir, files(second), 2);
     await vi.waitFor(() => expect(certs.current()?.certPem).toBe(second.certPem));
     expect(certs.current()?.keyPem).toBe(second.keyPem);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await polls(dir, 2); // the same pair, read again
     expect(listener).toHaveBeenCalledOnce();
   });
 
@@ -92,7 +107,7 @@ describe('DirectoryServingCertificates', () => {
 
     await kubeletWrite(dir, { 'tls.crt': second.certPem, 'tls.key': first.keyPem }, 2);
     await vi.waitFor(() => expect(log.messages('error')).toHaveLength(1));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await polls(dir, 2); // the same broken pair, read again
     expect(log.messages('error')).toEqual(['cannot load the admission certificate; keeping the current one']);
     expect(log.records.find((r) => r.level === 50)?.err?.message).toMatch(
       /tls.key does not belong to .*tls.crt/,
@@ -129,9 +144,22 @@ describe('DirectoryServingCertificates', () => {
     const certs = open();
     await certs.start();
     await certs.close();
+    const readsAtClose = readsOf(dir);
 
     await kubeletWrite(dir, files(second), 2);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Sentinel: a poller on the same interval, started after the close, polls twice more. A
+    // timer the closed one left behind would have been due earlier, and fired first.
+    const otherDir = await mkdtemp(join(tmpdir(), 'arbiter-certs-'));
+    const other = poller(otherDir);
+    try {
+      await kubeletWrite(otherDir, files(first), 1);
+      await other.start();
+      await polls(otherDir, 2);
+    } finally {
+      await other.close();
+      await rm(otherDir, { recursive: true, force: true });
+    }
+    expect(readsOf(dir)).toBe(readsAtClose);
     expect(certs.current()?.certPem).toBe(first.certPem);
   });
 });

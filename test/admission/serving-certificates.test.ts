@@ -109,15 +109,24 @@ describeWithControlPlane('admission serving certificates kept in a Secret', (con
 
     const served = { leader: new Set<string>(), follower: new Set<string>() };
     const bundleSizes = new Set<number>();
-    const caFirstInBundle = new Map<string, number>();
-    const caFirstSigning = new Map<string, number>();
+    /** Per CA, the first sample that saw it in the bundle, and when the sample before it was taken. */
+    const caFirstInBundle = new Map<string, { sample: number; absentAt: number }>();
+    /** Per CA, the first sample that saw a certificate it signed served, and when. */
+    const caFirstSigning = new Map<string, { sample: number; at: number }>();
     const problems: string[] = [];
-    while (Date.now() < firstCa.notAfter.getTime() + 1_500) {
+    // Sampled every 100 ms (pacing, not a wait) until the first CA, expired, has left the
+    // leader's bundle; the deadline only bounds the loop.
+    const deadline = firstCa.notAfter.getTime() + 15_000;
+    let firstCaGone = false;
+    let previousSampleAt = Date.now();
+    for (let sample = 0; !firstCaGone && Date.now() < deadline; sample += 1) {
       const now = new Date();
       const bundle = readCertificateBundle(leader.certificates.caBundle()!, 'leader bundle');
+      firstCaGone = !bundle.some((ca) => ca.certPem === firstCa.certPem);
       bundleSizes.add(bundle.length);
       for (const ca of bundle)
-        if (!caFirstInBundle.has(ca.certPem)) caFirstInBundle.set(ca.certPem, now.getTime());
+        if (!caFirstInBundle.has(ca.certPem))
+          caFirstInBundle.set(ca.certPem, { sample, absentAt: previousSampleAt });
       for (const [who, certificates] of [
         ['leader', leader.certificates],
         ['follower', follower.certificates],
@@ -129,11 +138,13 @@ describeWithControlPlane('admission serving certificates kept in a Secret', (con
         const info = readCertificate(certPem, `${who} certificate`);
         if (!issuer)
           problems.push(`${now.toISOString()}: the ${who}'s certificate is not signed by a CA of the bundle`);
-        else if (!caFirstSigning.has(issuer.certPem)) caFirstSigning.set(issuer.certPem, now.getTime());
+        else if (!caFirstSigning.has(issuer.certPem))
+          caFirstSigning.set(issuer.certPem, { sample, at: now.getTime() });
         if (!(info.notBefore <= now && now < info.notAfter)) {
           problems.push(`${now.toISOString()}: the ${who}'s certificate is not valid now`);
         }
       }
+      previousSampleAt = now.getTime();
       await sleep(100);
     }
 
@@ -145,7 +156,13 @@ describeWithControlPlane('admission serving certificates kept in a Secret', (con
     expect(caFirstInBundle.size).toBe(2);
     expect(bundleSizes).toEqual(new Set([1, 2]));
     const [, secondCa] = [...caFirstInBundle.keys()];
-    expect(caFirstSigning.get(secondCa!)! - caFirstInBundle.get(secondCa!)!).toBeGreaterThanOrEqual(500);
+    const joined = caFirstInBundle.get(secondCa!)!;
+    const signing = caFirstSigning.get(secondCa!)!;
+    expect(signing.sample).toBeGreaterThan(joined.sample);
+    // It waited there about the propagation delay (1 s; rotation.test.ts checks its length on a
+    // simulated clock). Measured from the last sample without it: a late sample can only
+    // lengthen this, never shorten it.
+    expect(signing.at - joined.absentAt).toBeGreaterThanOrEqual(500);
     const finalBundle = leader.certificates.caBundle()!;
     expect(finalBundle).not.toContain(firstCa.certPem.trim());
     await vi.waitFor(() => expect(follower.certificates.caBundle()).toBe(leader.certificates.caBundle()));

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import type { AdmissionOptions, CertificateSource } from '../../src/admission/admission-settings.js';
@@ -53,6 +52,7 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
     ownerClusterRole: string | undefined = undefined,
   ) {
     const logs: any[] = [];
+    let leaderChecks = 0;
     const options: AdmissionOptions = {
       port: 9443,
       endpoint: { kind: 'url', url: 'https://127.0.0.1:1' },
@@ -67,7 +67,10 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
       ownNamespace: OWN_NAMESPACE,
       caBundle: () => world.ca,
       boundUsernames: () => world.bound,
-      isLeader: () => world.leader,
+      isLeader: () => {
+        leaderChecks += 1;
+        return world.leader;
+      },
       logger: pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line)) }),
       clock: () => new Date(),
       settings: { discoveryRefreshMs: 300, requestTimeoutMs: 5_000 },
@@ -81,7 +84,17 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
         Promise.resolve(configurator.status().reconciled >= target ? true : undefined),
       );
     };
-    return { configurator, logs, passes };
+    /**
+     * Resolves once it has asked `count` more times whether it leads (a follower does only
+     * that, at each discovery refresh), or has written something (for the caller to report).
+     */
+    const leadershipChecks = async (count: number) => {
+      const target = leaderChecks + count;
+      await eventually(`${count} more leadership checks`, () =>
+        Promise.resolve(leaderChecks >= target || writesIn(logs).length > 0 ? true : undefined),
+      );
+    };
+    return { configurator, logs, passes, leadershipChecks };
   }
 
   afterEach(async () => {
@@ -240,9 +253,10 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
 
   it('a non-leader writes nothing; on becoming leader it creates both', async () => {
     const world: World = { leader: false, ca: CA_1, bound: [] };
-    const { configurator, passes } = startConfigurator(world);
+    const { configurator, logs, passes, leadershipChecks } = startConfigurator(world);
     configurator.changed();
-    await sleep(1_200); // four discovery refresh periods
+    await leadershipChecks(4); // at four discovery refreshes
+    expect(writesIn(logs)).toEqual([]);
     for (const name of NAMES) expect((await kube('GET', `${CONFIGURATIONS}/${name}`)).status, name).toBe(404);
     expect(configurator.status().reconciled).toBe(0);
 
@@ -250,18 +264,29 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
     configurator.startedLeading();
     await passes();
     for (const name of NAMES) expect((await kube('GET', `${CONFIGURATIONS}/${name}`)).status, name).toBe(200);
+    // Passes never overlap: the leader's found nothing there, so no earlier pass wrote.
+    expect(writesIn(logs)).toEqual(['created', 'created']);
   });
 
   it('waits for a generated CA instead of writing configurations the API server could not trust', async () => {
     const world: World = { leader: true, ca: undefined, bound: [] };
-    const { configurator, passes } = startConfigurator(world);
-    await sleep(900);
+    const { configurator, logs, passes } = startConfigurator(world);
+    // Passes never overlap: once a second one (at a discovery refresh) found no CA, the first ended.
+    await eventually('two passes waiting for the CA', () =>
+      Promise.resolve(
+        logs.filter((line) => line.msg === 'webhook configurations wait for the generated CA').length >= 2
+          ? true
+          : undefined,
+      ),
+    );
     for (const name of NAMES) expect((await kube('GET', `${CONFIGURATIONS}/${name}`)).status, name).toBe(404);
+    expect(writesIn(logs)).toEqual([]);
 
     world.ca = CA_1;
     configurator.changed();
     await passes();
     expect((await read('arbiter-governance')).webhooks[0].clientConfig.caBundle).toBe(base64(CA_1));
+    expect(writesIn(logs)).toEqual(['created', 'created']);
   });
 
   it("keeps the caBundle cert-manager's cainjector wrote, and annotates for it", async () => {

@@ -203,7 +203,13 @@ spec:
     slow.write(
       'POST /api/v1/governance/propose HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Its headers were read once it is answered (401: no key); the body it still owes keeps
+    // the connection busy, not idle.
+    const answered = await new Promise<string>((resolve, reject) => {
+      slow.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')));
+      slow.once('error', reject);
+    });
+    expect(answered).toMatch(/^HTTP\/1\.1 401 /);
     // Listen before the signal: past --shutdown-grace the process may exit at any moment.
     const exited = new Promise<number | null>((resolve) => follower.child.once('exit', resolve));
     follower.child.kill('SIGTERM');

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -203,12 +202,32 @@ describeWithControlPlane('the rendered chart on a real kube-apiserver', (control
         },
         15_000,
       );
-      const lease = await controlPlane().request<any>(
-        'GET',
-        `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/arbiter-controller`,
-      );
+      const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/arbiter-controller`;
+      const lease = await controlPlane().request<any>('GET', leasePath);
       expect(lease.body?.spec?.holderIdentity).toBe('chart-controller');
-      await sleep(200);
+      // Before the log is read for refusals, the writes that could be refused have happened:
+      // a status on every object (the last writes of the leader's pass) and a renewal of the
+      // Lease (an update, where taking it was a create).
+      await eventually('a Ready condition on every object', async () => {
+        for (const plural of ['capabilities', 'policies', 'actorgrants']) {
+          const list = await controlPlane().request<any>('GET', `${api}/${plural}`);
+          const ready = (list.body.items as any[]).every((o) =>
+            o.status?.conditions?.some((c: { type: string }) => c.type === 'Ready'),
+          );
+          if (list.status !== 200 || !ready) return undefined;
+        }
+        return true;
+      });
+      await eventually(
+        'a renewal of the Lease',
+        async () => {
+          const spec = (await controlPlane().request<any>('GET', leasePath)).body?.spec;
+          return spec?.holderIdentity === 'chart-controller' && spec.renewTime !== lease.body.spec.renewTime
+            ? true
+            : undefined;
+        },
+        15_000,
+      );
       const denied = arbiter.logs.filter((line) => /forbidden|"status":403\b|\b403 /i.test(line));
       expect(denied, denied.join('\n')).toEqual([]);
     });

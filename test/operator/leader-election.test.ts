@@ -49,6 +49,41 @@ describeWithControlPlane(
     };
     const eventsFor = (events: any[], type: string, name: string) =>
       events.filter((e) => e.event_type === type && e.data?.name === name);
+    /** Waits until `identity` has renewed the Lease `count` times, at its retry period. */
+    const renewals = async (identity: string, count: number) => {
+      const spec = async () => (await kube('GET', LEASE)).body?.spec;
+      let last = (await spec())?.renewTime as string | undefined;
+      let seen = 0;
+      await eventually(
+        `${count} renewals of the Lease by ${identity}`,
+        async () => {
+          const now = await spec();
+          if (now?.holderIdentity !== identity)
+            throw new Error(`the Lease is held by ${now?.holderIdentity}`);
+          if (now.renewTime !== last) [seen, last] = [seen + 1, now.renewTime];
+          return seen >= count ? true : undefined;
+        },
+        15_000,
+      );
+    };
+    /**
+     * A sentinel for "nothing was audited twice": creates a Policy and waits until the leader
+     * has audited it and then written its status. Every pass of the leader's duties records
+     * whatever its auditor does not know yet and passes never overlap, so an event recorded
+     * again for an earlier change is in the log by then.
+     */
+    const sentinel = async (name: string, via: ArbiterProcess) => {
+      const created = await kube('POST', `${API_BASE}/policies`, object('Policy', name, { rules: [] }));
+      expect(created.status, created.text).toBe(201);
+      await eventually(`${name} audited, then its status written`, async () => {
+        const status = (await kube('GET', `${API_BASE}/policies/${name}`)).body?.status;
+        const ready =
+          status?.observedGeneration === 1 && status.conditions?.some((c: any) => c.type === 'Ready');
+        return ready && eventsFor(await configEvents(via), 'policy.created', name).length > 0
+          ? true
+          : undefined;
+      });
+    };
 
     beforeAll(async () => {
       await installCrds(controlPlane());
@@ -83,7 +118,9 @@ describeWithControlPlane(
 
     it('elects one leader, which alone audits a kubectl change, once', async () => {
       const [a, b] = controllers as [ArbiterProcess, ArbiterProcess];
-      await new Promise((resolve) => setTimeout(resolve, 2_500)); // b has campaigned at least once
+      // b campaigns as it starts, then at the period a renews at: once a has renewed twice
+      // since, b has found the Lease held, and left it alone, at least once.
+      await renewals('controller-a', 2);
       expect(await holder()).toBe('controller-a');
       expect(a.logs.join('\n')).toContain('became leader');
       expect(b.logs.join('\n')).not.toContain('became leader');
@@ -93,7 +130,7 @@ describeWithControlPlane(
       await eventually('p1 audited', async () =>
         eventsFor(await configEvents(b), 'policy.created', 'p1').length > 0 ? true : undefined,
       );
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await sentinel('sentinel-1', b);
       const events = eventsFor(await configEvents(b), 'policy.created', 'p1');
       expect(events).toHaveLength(1);
       expect(events[0].data).toMatchObject({
@@ -116,7 +153,7 @@ describeWithControlPlane(
       await eventually('p1 update audited by b', async () =>
         eventsFor(await configEvents(b), 'policy.updated', 'p1').length > 0 ? true : undefined,
       );
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await sentinel('sentinel-2', b);
       const events = await configEvents(b);
       expect(eventsFor(events, 'policy.created', 'p1')).toHaveLength(1);
       expect(eventsFor(events, 'policy.updated', 'p1')).toHaveLength(1);

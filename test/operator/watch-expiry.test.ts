@@ -31,6 +31,14 @@ describeWithControlPlane(
         (p: { name: string }) => p.name,
       ) as string[];
 
+    /** LISTs of Policies the API server has answered, from its own metrics. */
+    const policyLists = async () => {
+      const metrics = (await kube('GET', '/metrics')).text.split('\n');
+      return metrics
+        .filter((line) => /^apiserver_request_total\{.*resource="policies".*verb="LIST"/.test(line))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    };
+
     beforeAll(async () => {
       await installCrds(controlPlane());
       const kubeconfig = await installControllerRbac(controlPlane());
@@ -44,17 +52,30 @@ describeWithControlPlane(
 
     it('sees a change to a kind that stayed idle while etcd compacted past its resourceVersion', async () => {
       const listedAt = (await kube('GET', `${API_BASE}/policies`)).body.metadata.resourceVersion as string;
-      // Move etcd's revision on while Policies stay idle, across several compactions and watch expiries.
-      for (let i = 0; i < 8; i += 1) {
-        await create('Capability', `filler-${i}`, { name: `filler.c${i}`, riskLevel: 'low' });
-        await new Promise((resolve) => setTimeout(resolve, 700));
-      }
-      // The condition under test holds: resuming the Policy watch from its list is now 410 Gone.
-      const resumed = await kube(
-        'GET',
-        `${API_BASE}/policies?watch=1&timeoutSeconds=1&resourceVersion=${listedAt}`,
+      const listsBefore = await policyLists();
+      // Move etcd's revision on while Policies stay idle, until it is compacted past their list:
+      // resuming a Policy watch from it is then 410 Gone. (Each probe watches for up to a second.)
+      let fillers = 0;
+      await eventually(
+        'etcd to compact past the Policy list',
+        async () => {
+          await create('Capability', `filler-${fillers}`, { name: `filler.c${fillers}`, riskLevel: 'low' });
+          fillers += 1;
+          const resumed = await kube(
+            'GET',
+            `${API_BASE}/policies?watch=1&timeoutSeconds=1&resourceVersion=${listedAt}`,
+          );
+          return /"code":410/.test(JSON.stringify(resumed.body ?? resumed.text)) ? true : undefined;
+        },
+        30_000,
       );
-      expect(JSON.stringify(resumed.body ?? resumed.text)).toMatch(/"code":410/);
+      // The controller's own Policy watch expires within two seconds; resumed from the same
+      // list it meets the same 410, and relists (the informer lists only then).
+      await eventually(
+        'the controller to relist Policies',
+        async () => ((await policyLists()) > listsBefore ? true : undefined),
+        20_000,
+      );
       await create('Policy', 'after-compaction', { rules: [{ capability: 'filler.c0', outcome: 'DENY' }] });
       await eventually(
         'the policy created after compaction',
@@ -62,7 +83,7 @@ describeWithControlPlane(
         20_000,
       );
       const capabilities = await call(arbiter.url, 'GET', '/api/v1/capabilities', { key: 'dev-admin-key' });
-      expect(capabilities.body.total).toBe(8);
+      expect(capabilities.body.total).toBe(fillers);
       const ready = await call(arbiter.url, 'GET', '/readyz');
       expect(ready.status).toBe(200);
     }, 60_000);
