@@ -24,7 +24,7 @@ export class CoalescedTask {
     this.timer = setTimeout(() => void this.run(), delayMs);
   }
 
-  /** Waits for the current run, if any, and the one it scheduled. */
+  /** Waits for the current run, if any; a run it scheduled is a timer until it starts. */
   async idle(): Promise<void> {
     while (this.running) await this.running;
   }

@@ -89,7 +89,9 @@ export class LeaderElector {
       // Bounded: a hung API server must not keep a leader from stepping down.
       ok = await withTimeout(this.acquireOrRenew(), this.settings.retryPeriodMs * 2, 'lease update');
     } catch (err) {
-      this.logger.debug({ err }, 'lease acquire/renew failed');
+      // A leader that cannot renew will step down soon: say so now, not only then.
+      if (this.leader) this.logger.warn({ err }, 'could not renew the leader lease; retrying');
+      else this.logger.debug({ err }, 'lease acquire failed');
     }
     if (this.stopped) return;
     if (ok) {
