@@ -32,13 +32,20 @@ describe('GET /api/v1/audit/events as server-sent events', () => {
     // Entries stream in chain order: once a decision made after the registration has
     // arrived, the registration would have arrived before it, had the filter let it through.
     const sentinel = await propose('after the registration');
-    const deadline = Date.now() + 5000;
-    while (!received.includes(sentinel.body.decision_id) && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      received += decoder.decode(value, { stream: true });
+    // Bounded: aborting the request also ends a read that waits for a byte.
+    const giveUp = setTimeout(() => controller.abort(), 10_000);
+    try {
+      while (!received.includes(sentinel.body.decision_id)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        received += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      // Aborted: what arrived is checked below.
+    } finally {
+      clearTimeout(giveUp);
+      controller.abort();
     }
-    controller.abort();
     expect(received).toContain('event: governance.decision');
     expect(received).toContain(decision.body.audit_ref);
     expect(received).toContain(sentinel.body.audit_ref);
