@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // of src/ never reaches them; running them would only slow every mutant down.
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/audit-redis/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/audit-redis/**/*.test.ts', 'test/auth/**/*.test.ts'],
     exclude: ['test/audit-redis/configmap-checkpoint-store.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -134,7 +134,11 @@ export class ApiKeyRegistry {
   static fromDocument(document: unknown, origin = 'API keys'): ApiKeyRegistry {
     if (!validateKeysFile(document)) {
       const problems = (validateKeysFile.errors ?? [])
-        .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+        .map((e) => {
+          // Stryker disable next-line StringLiteral: ajv gives every error a message (messages: true is its default); the fallback is for the type.
+          const message = e.message ?? 'is invalid';
+          return `${e.instancePath || '/'} ${message}`;
+        })
         .join('; ');
       throw new ArbiterError('INVALID_REQUEST', `${origin}: ${problems}`);
     }
@@ -144,7 +148,7 @@ export class ApiKeyRegistry {
       if (names.has(entry.name))
         throw new ArbiterError('INVALID_REQUEST', `${origin}: duplicate key name ${entry.name}`);
       names.add(entry.name);
-      const digest = (entry.sha256 ?? sha256Hex(entry.key ?? '')).toLowerCase();
+      const digest = (entry.sha256 ?? sha256Hex(entry.key!)).toLowerCase(); // the schema: key or sha256
       if (byDigest.has(digest))
         throw new ArbiterError('INVALID_REQUEST', `${origin}: key ${entry.name} is a duplicate`);
       byDigest.set(digest, principal(entry.name, entry));

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ArbiterError } from '../model/index.js';
 import { ApiKeyRegistry } from './api-keys.js';
 import type { Principal } from './scopes.js';
@@ -8,13 +8,16 @@ import {
   type TokenReviewSettings,
 } from './token-review-authenticator.js';
 
-const registry = ApiKeyRegistry.fromDocument({
-  keys: [{ name: 'admin', key: 'plaintext-key', scopes: ['admin'] }],
-  serviceAccounts: [
-    { namespace: 'agents', name: 'planner', scopes: ['governance:propose'], actors: ['agent-1'] },
-    { namespace: 'ops', name: 'auditor', scopes: ['audit:read'] },
-  ],
-});
+// Built inside the tests: a keys file that fails to load then fails a test, not the whole
+// file before any test has run.
+const listed = () =>
+  ApiKeyRegistry.fromDocument({
+    keys: [{ name: 'admin', key: 'plaintext-key', scopes: ['admin'] }],
+    serviceAccounts: [
+      { namespace: 'agents', name: 'planner', scopes: ['governance:propose'], actors: ['agent-1'] },
+      { namespace: 'ops', name: 'auditor', scopes: ['audit:read'] },
+    ],
+  });
 
 /** A JWT-shaped token per name: the authenticator sends nothing else to the API server. */
 const jwt = (name: string) => `eyJhbGciOiJSUzI1NiJ9.${Buffer.from(name).toString('base64url')}.c2ln`;
@@ -51,7 +54,7 @@ function setup(users: Record<string, string>, settings: Partial<TokenReviewSetti
   const reviewer = fakeReviewer(users);
   const authenticator = new TokenReviewAuthenticator(
     reviewer.review,
-    registry.serviceAccounts,
+    listed().serviceAccounts,
     settings,
     () => clock.ms,
   );
@@ -72,6 +75,8 @@ describe('ServiceAccount tokens (TokenReview)', () => {
     ['a listed name in another namespace', 'system:serviceaccount:ops:planner'],
     ['a user that is not a ServiceAccount', 'alice'],
     ['a malformed ServiceAccount username', 'system:serviceaccount:agents:planner:extra'],
+    // e.g. an OIDC user under --oidc-username-prefix=oidc: who chose this name
+    ['a user whose name only ends like a ServiceAccount', 'oidc:system:serviceaccount:agents:planner'],
   ])('refuses %s', async (_, username) => {
     const { authenticator } = setup({ [jwt('t')]: username });
     expect(await authenticator.authenticate(jwt('t'))).toBeUndefined();
@@ -131,6 +136,27 @@ describe('ServiceAccount tokens (TokenReview)', () => {
     expect(reviewer.calls.filter((t) => t === jwt('p'))).toHaveLength(2);
   });
 
+  it('trusts a result for its TTL and not a millisecond longer', async () => {
+    const { authenticator, reviewer, clock } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    await authenticator.authenticate(jwt('p'));
+    clock.ms = 29_999;
+    await authenticator.authenticate(jwt('p'));
+    expect(reviewer.calls).toHaveLength(1);
+    clock.ms = 30_000;
+    await authenticator.authenticate(jwt('p'));
+    expect(reviewer.calls).toHaveLength(2);
+  });
+
+  it('drops an expired result even when its new review fails', async () => {
+    const { authenticator, reviewer, clock } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    await authenticator.authenticate(jwt('p'));
+    expect(authenticator.cachedCount).toBe(1);
+    clock.ms = 30_000;
+    reviewer.fail(new Error('connect ECONNREFUSED'));
+    await expect(authenticator.authenticate(jwt('p'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(authenticator.cachedCount).toBe(0);
+  });
+
   it('keeps at most maxEntries results, dropping the oldest', async () => {
     const users = Object.fromEntries(
       Array.from({ length: 10 }, (_, i) => [jwt(`t${i}`), 'system:serviceaccount:ops:auditor']),
@@ -156,22 +182,56 @@ describe('ServiceAccount tokens (TokenReview)', () => {
 
   it('fails closed with UNAVAILABLE when the review cannot be made, and caches no failure', async () => {
     const { authenticator, reviewer } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
-    reviewer.fail(new Error('connect ECONNREFUSED'));
+    const refused = new Error('connect ECONNREFUSED');
+    reviewer.fail(refused);
     const failed = authenticator.authenticate(jwt('p'));
     await expect(failed).rejects.toBeInstanceOf(ArbiterError);
-    await expect(failed).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(failed).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'cannot verify the ServiceAccount token: TokenReview failed',
+      cause: refused, // what went wrong, for the log
+    });
     expect(authenticator.cachedCount).toBe(0);
     reviewer.fail(undefined);
     expect((await authenticator.authenticate(jwt('p')))?.name).toBe('serviceaccount:agents/planner');
+  });
+
+  it('fails closed with UNAVAILABLE whatever the reviewer throws, an ArbiterError of another kind too', async () => {
+    const { authenticator, reviewer } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+    const forbidden = new ArbiterError('FORBIDDEN', 'not allowed');
+    reviewer.fail(forbidden);
+    await expect(authenticator.authenticate(jwt('p'))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      cause: forbidden,
+    });
   });
 
   it('answers UNAVAILABLE when the review is too slow or too many are under way', async () => {
     const { authenticator, reviewer } = setup({}, { reviewTimeoutMs: 20, maxInFlight: 2 });
     reviewer.hold(); // answered only after the authenticator has given up
     const slow = [authenticator.authenticate(jwt('a')), authenticator.authenticate(jwt('b'))];
-    await expect(authenticator.authenticate(jwt('c'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(authenticator.authenticate(jwt('c'))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'too many ServiceAccount token reviews under way; retry',
+    });
     for (const pending of slow) await expect(pending).rejects.toThrow(/more than 20 ms/);
     reviewer.release();
+  });
+
+  describe('with fake timers', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('leaves no timer behind once a review is answered', async () => {
+      vi.useFakeTimers();
+      const { authenticator, reviewer } = setup({ [jwt('p')]: 'system:serviceaccount:agents:planner' });
+      await authenticator.authenticate(jwt('p'));
+      reviewer.fail(new Error('HTTP 500'));
+      await expect(authenticator.authenticate(jwt('q'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      // Each would keep the process up for reviewTimeoutMs, and a busy server holds thousands.
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it('never puts the token into an error', async () => {
@@ -207,7 +267,9 @@ describe('serviceAccounts in the API keys file', () => {
   });
 
   it('is optional, and a ServiceAccount is not an API key', () => {
-    expect(registry.serviceAccounts.size).toBe(2);
+    const registry = listed();
+    expect([...registry.serviceAccounts.keys()]).toEqual(['agents/planner', 'ops/auditor']);
+    expect(registry.serviceAccounts.get('agents/planner')?.name).toBe('serviceaccount:agents/planner');
     expect(registry.authenticate('serviceaccount:agents/planner')).toBeUndefined();
     expect(ApiKeyRegistry.fromDocument({ keys: [] }).serviceAccounts.size).toBe(0);
   });

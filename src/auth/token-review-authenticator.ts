@@ -91,7 +91,7 @@ export class TokenReviewAuthenticator {
     const digest = sha256Hex(token);
     const cached = this.cache.get(digest);
     if (cached && cached.expiresAtMs > this.nowMs()) return this.principalOf(cached.account);
-    if (cached) this.cache.delete(digest);
+    this.cache.delete(digest); // expired (if there was one): gone even when the new review fails
     // Concurrent requests with one token share one review.
     let pending = this.inFlight.get(digest);
     if (!pending) {
