@@ -55,5 +55,6 @@ function morePermissive(a: IndexedGrant, b: IndexedGrant): boolean {
   if (!ra) return true;
   const rateA = ra.maxRequests / ra.windowSeconds;
   const rateB = rb.maxRequests / rb.windowSeconds;
+  // Stryker disable next-line EqualityOperator: in the first branch the rates differ, so > and >= agree.
   return rateA !== rateB ? rateA > rateB : ra.maxRequests > rb.maxRequests;
 }

