@@ -38,6 +38,16 @@ describe('ConfigAuditor', () => {
     const page = await log.query({ event_type: 'capability.registered', order: 'asc', limit: 2_000 });
     const planned = configChanges([], objects, 'manifests').map((c) => c.capability);
     expect(page.entries.map((e) => e.capability)).toEqual(planned);
+    // A configuration event has no decision: its decision fields are empty, not made up.
+    expect(page.entries[0]).toMatchObject({
+      timestamp: '2026-11-23T12:00:00.000Z',
+      actor_id: 'manifests',
+      outcome: null,
+      risk_score: null,
+      decision_id: null,
+      policies_evaluated: [],
+      policy_matched: null,
+    });
     expect(new Set(planned).size).toBe(1_234);
     await log.close();
 
@@ -81,6 +91,45 @@ describe('ConfigAuditor', () => {
     expect(await auditor.record(before, 'manifests')).toBe(0);
     // A later change is a diff against the restored object: one revocation, no re-grants.
     expect(await auditor.record([actorGrant('agent-1', 49)], 'manifests')).toBe(1);
+    await reopened.close();
+  });
+
+  it('restores the last recorded state: a deleted object is gone, a re-created one is back', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const log = await openLog(dir);
+    const auditor = new ConfigAuditor(log, clock);
+    await auditor.record([capability(0), capability(1)], 'manifests');
+    await auditor.record([capability(1)], 'manifests');
+    await auditor.record([], 'manifests');
+    await auditor.record([capability(1)], 'manifests');
+    await log.close();
+
+    const reopened = await openLog(dir);
+    const restored = new ConfigAuditor(reopened, clock);
+    await restored.restore();
+    expect(await restored.record([capability(1)], 'manifests')).toBe(0);
+    await reopened.close();
+  });
+
+  it('after a change only partly stored, a restart records it again against the last complete state', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const log = await openLog(dir);
+    await new ConfigAuditor(log, clock).record([actorGrant('agent-1', 1)], 'manifests');
+    // Two new grants: the first event is stored, the last (carrying the object) is refused.
+    const flaky: AuditLog = Object.create(log) as AuditLog;
+    flaky.append = (event) =>
+      'object' in event.data ? Promise.reject(new Error('audit log unavailable')) : log.append(event);
+    await expect(
+      new ConfigAuditor(flaky, clock).record([actorGrant('agent-1', 3)], 'manifests'),
+    ).rejects.toThrow('audit log unavailable');
+    await log.close();
+
+    const reopened = await openLog(dir);
+    const auditor = new ConfigAuditor(reopened, clock);
+    await auditor.restore();
+    expect(await auditor.record([actorGrant('agent-1', 3)], 'manifests')).toBe(2);
     await reopened.close();
   });
 });

@@ -33,12 +33,7 @@ export class ConfigAuditor {
     for (const eventType of CONFIG_EVENT_TYPES) {
       let after: number | undefined;
       do {
-        const page = await this.audit.query({
-          event_type: eventType,
-          order: 'asc',
-          limit: 200,
-          ...(after === undefined ? {} : { after }),
-        });
+        const page = await this.audit.query({ event_type: eventType, order: 'asc', limit: 200, after });
         events.push(...page.entries);
         after = page.next ?? undefined;
       } while (after !== undefined);
@@ -68,6 +63,7 @@ export class ConfigAuditor {
     // A window at a time, in order: group commit stores each window in one write (21,000
     // objects at first start took 40 s of fsyncs one by one), while no append waits in a
     // queue long enough to time out. Each window settles before the next or a failure.
+    // Stryker disable next-line EqualityOperator: one more, empty window appends nothing
     for (let start = 0; start < changes.length; start += APPEND_WINDOW) {
       const window = changes.slice(start, start + APPEND_WINDOW);
       const stored = await Promise.allSettled(

@@ -66,4 +66,50 @@ describe('configuration changes to audit', () => {
     const removed = configChanges([grants('bot', 'a.b')], [], 'manifests');
     expect(removed.map((c) => c.event_type)).toEqual(['actor.grant.revoked']);
   });
+
+  it('compares an object by its spec when it has no generation, as manifests with derived uids', () => {
+    const manifest = (riskLevel: 'low' | 'high'): CapabilityObject => ({
+      ...capability('a.b', riskLevel),
+      metadata: { name: 'a-b', uid: 'derived-uid' },
+    });
+    expect(configChanges([manifest('low')], [manifest('low')], 'manifests')).toEqual([]);
+    const changes = configChanges([manifest('low')], [manifest('high')], 'manifests');
+    expect(changes.map((c) => [c.event_type, c.data.name])).toEqual([['capability.registered', 'a-b']]);
+  });
+
+  it('lists deletions in name order, whatever the order of the objects before', () => {
+    const changes = configChanges([policy('b', 1), policy('a', 1)], [], 'manifests');
+    expect(changes.map((c) => [c.event_type, c.data.name])).toEqual([
+      ['policy.deleted', 'a'],
+      ['policy.deleted', 'b'],
+    ]);
+  });
+
+  it('credits the caller named by the governance.arbiter.dev/changed-by annotation', () => {
+    const annotated: PolicyObject = {
+      ...policy('p', 2),
+      metadata: { ...policy('p', 2).metadata, annotations: { 'governance.arbiter.dev/changed-by': 'alice' } },
+    };
+    const [change] = configChanges([policy('p', 1)], [annotated], 'manifests');
+    expect(change).toMatchObject({ actor_id: 'alice', data: { changed_by: 'alice' } });
+  });
+
+  it('records a changed constraint as a new grant of the capability', () => {
+    const limited = grants('bot', 'a.b');
+    limited.spec.grants[0]!.constraints = { rateLimit: { maxRequests: 5, windowSeconds: 60 } };
+    const changes = configChanges([grants('bot', 'a.b')], [limited], 'manifests');
+    expect(changes.map((c) => [c.event_type, c.actor_id, c.capability, c.data.grant])).toEqual([
+      ['actor.grant.created', 'bot', 'a.b', limited.spec.grants[0]],
+    ]);
+  });
+
+  it('moves the grants when an ActorGrant names another actor: granted to the new, revoked from the old', () => {
+    const renamed = grants('bot', 'a.b');
+    renamed.spec.actor = { id: 'other-bot' };
+    const changes = configChanges([grants('bot', 'a.b')], [renamed], 'manifests');
+    expect(changes.map((c) => [c.event_type, c.actor_id, c.capability])).toEqual([
+      ['actor.grant.created', 'other-bot', 'a.b'],
+      ['actor.grant.revoked', 'bot', 'a.b'],
+    ]);
+  });
 });

@@ -4,7 +4,7 @@ import { openLog, tempDir } from '../audit/file/test-fixtures.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { capability, grant, policy, proposal } from '../engine/test-fixtures.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
-import type { Outcome } from '../model/index.js';
+import type { Outcome, ShadowDecision } from '../model/index.js';
 import { DecisionService } from './decision-service.js';
 
 /** files.write granted to agent-1; a policy gives the outcome asked for. */
@@ -70,6 +70,100 @@ describe('DecisionService: pending decisions', () => {
     now = new Date('2026-11-23T12:10:01Z');
     expect((await service.get(decision.decision_id)).status).toBe('expired');
   });
+
+  it('a recorded expiry is final, even read by a replica whose clock is behind', async () => {
+    const decision = await service.propose(write(), 'key');
+    now = new Date('2026-11-23T12:10:00Z');
+    await expect(service.review(decision.decision_id, 'approve', 'reviewer')).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
+    expect((await service.get(decision.decision_id)).status).toBe('expired');
+    now = new Date('2026-11-23T12:05:00Z');
+    expect((await service.get(decision.decision_id)).status).toBe('expired');
+    await expect(service.review(decision.decision_id, 'approve', 'reviewer')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('already expired'),
+    });
+  });
+
+  it('a denied decision stays denied: a second review is refused', async () => {
+    const decision = await service.propose(write(), 'key');
+    await service.review(decision.decision_id, 'deny', 'reviewer');
+    expect((await service.get(decision.decision_id)).status).toBe('denied');
+    await expect(service.review(decision.decision_id, 'approve', 'reviewer')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `decision ${decision.decision_id} is already denied`,
+    });
+  });
+
+  it('records the reviewer and comment in an entry linked to the decision', async () => {
+    const decision = await service.propose(write(), 'key');
+    const { record } = await service.review(decision.decision_id, 'approve', 'reviewer', 'looks fine');
+    expect(record.status).toBe('approved');
+    const [review] = record.reviews;
+    expect(review!.data).toEqual({ action: 'approve', reviewer: 'reviewer', comment: 'looks fine' });
+    expect(review!.entry).toMatchObject({
+      event_type: 'governance.review',
+      actor_id: 'agent-1',
+      capability: 'files.write',
+      decision_id: decision.decision_id,
+      outcome: null,
+      risk_score: null,
+      policies_evaluated: [],
+      policy_matched: null,
+    });
+  });
+});
+
+describe('DecisionService: decisions that need no review', () => {
+  it('an ALLOW is not pending, never expires, cannot be reviewed, and may be reported as executed', async () => {
+    snapshot = worldDeciding('ALLOW');
+    const decision = await service.propose(write(), 'key');
+    expect(decision.outcome).toBe('ALLOW');
+    const record = await service.get(decision.decision_id);
+    expect(record.status).toBe('not_required');
+    expect(record.data.expires_at).toBeUndefined();
+    await expect(service.review(decision.decision_id, 'approve', 'reviewer')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `decision ${decision.decision_id} is ALLOW; only ESCALATE and REQUIRE_CONFIRMATION are reviewed`,
+    });
+    const report = { status: 'completed' as const, result_summary: null, duration_ms: null };
+    const executed = await service.reportExecution(decision.decision_id, report, 'key');
+    expect(executed.execution?.data.status).toBe('completed');
+  });
+
+  it('answers NOT_FOUND for a decision it does not know', async () => {
+    await expect(service.get('no-such-id')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'no decision no-such-id',
+    });
+  });
+
+  it('returns the warnings of warn-mode policies and tells onShadowDecision what they would have decided', async () => {
+    const trial = policy('trial', [{ capability: 'files.write', outcome: 'DENY' }]);
+    snapshot = buildIndex([
+      capability('files.write'),
+      grant('agent-1-files', 'agent-1', [{ capability: 'files.write' }]),
+      policy('gate', [{ capability: 'files.write', outcome: 'ALLOW' }]),
+      { ...trial, spec: { ...trial.spec, enforcementAction: 'warn' } },
+    ]);
+    const shadows: ShadowDecision[] = [];
+    const observed = new DecisionService({
+      index: { current: () => snapshot },
+      audit: log,
+      limiter: new MemoryRateLimiter(),
+      settings: resolveEngineSettings(),
+      clock: () => now,
+      pendingTtlSeconds: 600,
+      onShadowDecision: (shadow) => shadows.push(shadow),
+    });
+    const decision = await observed.propose(write(), 'key');
+    expect(decision.outcome).toBe('ALLOW');
+    expect(decision.warnings).toEqual([
+      'policy trial (enforcementAction warn), rule 0, would have decided DENY',
+    ]);
+    expect(shadows).toEqual([{ outcome: 'DENY', policy: 'trial', rule_index: 0, enforcement: 'warn' }]);
+  });
 });
 
 describe('DecisionService: confirmation tokens', () => {
@@ -85,7 +179,69 @@ describe('DecisionService: confirmation tokens', () => {
     expect((await service.propose(write({ confirmation_token: issued }), 'key')).outcome).toBe('ALLOW');
     await expect(service.propose(write({ confirmation_token: issued }), 'key')).rejects.toMatchObject({
       code: 'CONFLICT',
+      message: 'context.confirmation_token was already used',
     });
+  });
+
+  it('is issued only to an approval, as ct_<decision id>.<192 random bits>', async () => {
+    snapshot = worldDeciding('REQUIRE_CONFIRMATION');
+    const decision = await service.propose(write(), 'key');
+    const { confirmation_token: issued } = await service.review(decision.decision_id, 'approve', 'reviewer');
+    expect(issued).toMatch(new RegExp(`^ct_${decision.decision_id}\\.[A-Za-z0-9_-]{32}$`));
+    const denied = await service.propose(write(), 'key');
+    const refusal = await service.review(denied.decision_id, 'deny', 'reviewer');
+    expect(refusal.confirmation_token).toBeUndefined();
+    expect(refusal.record.reviews[0]!.data.token_sha256).toBeUndefined();
+  });
+
+  it('is not issued for an approved ESCALATE', async () => {
+    const decision = await service.propose(write(), 'key');
+    const approved = await service.review(decision.decision_id, 'approve', 'reviewer');
+    expect(approved.confirmation_token).toBeUndefined();
+    expect(approved.record.reviews[0]!.data.token_sha256).toBeUndefined();
+  });
+
+  it('records whose approval the confirmed decision used, in its reason and trail', async () => {
+    const issued = await token();
+    const approvedId = issued.slice('ct_'.length).split('.')[0]!;
+    const confirmed = await service.propose(write({ confirmation_token: issued }), 'key');
+    expect(confirmed.reason).toMatch(new RegExp(`^confirmed by reviewer \\(decision ${approvedId}\\); `));
+    expect((await service.get(confirmed.decision_id)).data.confirmation_of).toBe(approvedId);
+    const approval = await service.get(approvedId);
+    expect(approval.reviews.map((r) => [r.data.action, r.data.reviewer])).toEqual([
+      ['approve', 'reviewer'],
+      ['confirmation_used', 'key'],
+    ]);
+  });
+
+  it('is refused for another proposal or when forged, and stays usable for its own', async () => {
+    const issued = await token();
+    const invalid = {
+      code: 'INVALID_REQUEST',
+      message: 'context.confirmation_token is not valid for this proposal',
+    };
+    const other = proposal('files.write', { path: '/b' }, {}, { confirmation_token: issued });
+    await expect(service.propose(other, 'key')).rejects.toMatchObject(invalid);
+    const forged = `${issued.slice(0, issued.indexOf('.'))}.${'A'.repeat(32)}`;
+    await expect(service.propose(write({ confirmation_token: forged }), 'key')).rejects.toMatchObject(
+      invalid,
+    );
+    expect((await service.propose(write({ confirmation_token: issued }), 'key')).outcome).toBe('ALLOW');
+  });
+
+  it('lets only one of two concurrent proposals use it', async () => {
+    const issued = await token();
+    const results = await Promise.allSettled([
+      service.propose(write({ confirmation_token: issued }), 'key'),
+      service.propose(write({ confirmation_token: issued }), 'key'),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.outcome : r.reason))).toEqual([
+      'ALLOW',
+      expect.objectContaining({
+        code: 'CONFLICT',
+        message: 'this confirmation token is being used by another request',
+      }),
+    ]);
   });
 
   it.each(['DENY', 'ESCALATE'] as const)(
@@ -108,6 +264,7 @@ describe('DecisionService: execution reports', () => {
     const report = { status: 'completed' as const, result_summary: 'done', duration_ms: 12 };
     await expect(service.reportExecution(decision.decision_id, report, 'key')).rejects.toMatchObject({
       code: 'CONFLICT',
+      message: `decision ${decision.decision_id} was not allowed; nothing may be executed`,
     });
     await service.review(decision.decision_id, 'approve', 'reviewer');
     const record = await service.reportExecution(decision.decision_id, report, 'key');
@@ -118,6 +275,7 @@ describe('DecisionService: execution reports', () => {
     });
     await expect(service.reportExecution(decision.decision_id, report, 'key')).rejects.toMatchObject({
       code: 'CONFLICT',
+      message: `execution of decision ${decision.decision_id} was already reported`,
     });
   });
 

@@ -2,12 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestDataOf, proposalOf } from '../admission/kubernetes-request.js';
 import { configMapRequest, PLANNER } from '../admission/test-requests.js';
 import type { AdmissionRequest } from '../admission/admission-review.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { FileAuditLog } from '../audit/file/file-audit-log.js';
 import { openLog, tempDir } from '../audit/file/test-fixtures.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { capability, grant, policy } from '../engine/test-fixtures.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
-import type { ActorGrantObject, GrantConstraints } from '../model/index.js';
+import type { ActorGrantObject, GrantConstraints, Outcome } from '../model/index.js';
 import { DecisionService } from './decision-service.js';
 import { KubernetesRequestDecisions } from './kubernetes-request-decisions.js';
 
@@ -22,25 +23,28 @@ function boundGrant(grants: Array<{ capability: string; constraints?: GrantConst
   };
 }
 
-const WORLD = buildIndex([
-  capability('k8s.configmaps.create'),
-  capability('k8s.configmaps.delete'),
-  boundGrant([
-    {
-      capability: 'k8s.configmaps.create',
-      constraints: { rateLimit: { maxRequests: 2, windowSeconds: 60 } },
-    },
-    { capability: 'k8s.configmaps.delete' },
-  ]),
-  policy('careful', [
-    { capability: 'k8s.configmaps.delete', outcome: 'ESCALATE' },
-    {
-      capability: 'k8s.configmaps.create',
-      condition: "parameters.name == 'needs-ok'",
-      outcome: 'REQUIRE_CONFIRMATION',
-    },
-  ]),
-]);
+/** Deleting a ConfigMap gives `onDelete`; creating one named needs-ok gives `onNeedsOk`. */
+const worldWhere = (onDelete: Outcome, onNeedsOk: Outcome): IndexSnapshot =>
+  buildIndex([
+    capability('k8s.configmaps.create'),
+    capability('k8s.configmaps.delete'),
+    boundGrant([
+      {
+        capability: 'k8s.configmaps.create',
+        constraints: { rateLimit: { maxRequests: 2, windowSeconds: 60 } },
+      },
+      { capability: 'k8s.configmaps.delete' },
+    ]),
+    policy('careful', [
+      { capability: 'k8s.configmaps.delete', outcome: onDelete },
+      {
+        capability: 'k8s.configmaps.create',
+        condition: "parameters.name == 'needs-ok'",
+        outcome: onNeedsOk,
+      },
+    ]),
+  ]);
+const WORLD = worldWhere('ESCALATE', 'REQUIRE_CONFIRMATION');
 
 let now = new Date('2026-11-23T12:00:00Z');
 let log: FileAuditLog;
@@ -48,15 +52,15 @@ let cleanup: () => Promise<void>;
 let decisions: KubernetesRequestDecisions;
 let service: DecisionService;
 
-function setUp(snapshot: IndexSnapshot = WORLD) {
+function setUp(snapshot: IndexSnapshot = WORLD, audit: AuditLog = log) {
   const index = { current: () => snapshot };
   const limiter = new MemoryRateLimiter();
   const settings = resolveEngineSettings();
   const clock = () => now;
-  service = new DecisionService({ index, audit: log, limiter, settings, clock, pendingTtlSeconds: 600 });
+  service = new DecisionService({ index, audit, limiter, settings, clock, pendingTtlSeconds: 600 });
   decisions = new KubernetesRequestDecisions({
     index,
-    audit: log,
+    audit,
     limiter,
     settings,
     clock,
@@ -94,7 +98,7 @@ async function entries() {
 describe('KubernetesRequestDecisions', () => {
   it('records an allowed request with the Kubernetes request in its trail', async () => {
     const verdict = await decide(configMapRequest());
-    expect(verdict).toMatchObject({ outcome: 'ALLOW', expiresAt: undefined });
+    expect(verdict).toMatchObject({ outcome: 'ALLOW', expiresAt: undefined, warnings: [] });
     const [entry] = await entries();
     expect(entry).toMatchObject({
       event_type: 'governance.decision',
@@ -187,5 +191,55 @@ describe('KubernetesRequestDecisions', () => {
     expect(await entries()).toHaveLength(before);
     // The approval is still there for the real retry.
     expect((await decide(deleteRequest())).outcome).toBe('ALLOW');
+  });
+
+  it('never lifts a DENY the configuration now gives, and keeps the approval for later', async () => {
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    setUp(worldWhere('DENY', 'REQUIRE_CONFIRMATION'));
+    expect(await decide(deleteRequest({ uid: 'retry-1' }))).toMatchObject({
+      outcome: 'DENY',
+      approvalOf: undefined,
+    });
+    expect((await service.get(first.decisionId!)).reviews.map((r) => r.data.action)).toEqual(['approve']);
+    setUp();
+    expect((await decide(deleteRequest({ uid: 'retry-2' }))).outcome).toBe('ALLOW');
+  });
+
+  it('does not let an approved REQUIRE_CONFIRMATION cover the ESCALATE the request now gets', async () => {
+    const first = await decide(configMapRequest({ name: 'needs-ok' }));
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    setUp(worldWhere('ESCALATE', 'ESCALATE'));
+    expect((await decide(configMapRequest({ name: 'needs-ok', uid: 'again' }))).outcome).toBe('ESCALATE');
+  });
+
+  it('lets only one of two concurrent retries use an approval', async () => {
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    const retries = await Promise.all([
+      decide(deleteRequest({ uid: 'retry-1' })),
+      decide(deleteRequest({ uid: 'retry-2' })),
+    ]);
+    expect(retries.map((v) => v.outcome).sort()).toEqual(['ALLOW', 'ESCALATE']);
+    const record = await service.get(first.decisionId!);
+    expect(record.reviews.map((r) => r.data.action)).toEqual(['approve', 'confirmation_used']);
+  });
+
+  it('fails closed when the use of an approval cannot be recorded, and the approval stays usable', async () => {
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    let refuse = true;
+    const flaky: AuditLog = Object.create(log) as AuditLog;
+    flaky.append = (event) =>
+      refuse && event.data.action === 'confirmation_used'
+        ? Promise.reject(new Error('audit log unavailable'))
+        : log.append(event);
+    setUp(WORLD, flaky);
+    await expect(decide(deleteRequest({ uid: 'retry-1' }))).rejects.toThrow('audit log unavailable');
+    refuse = false;
+    expect(await decide(deleteRequest({ uid: 'retry-2' }))).toMatchObject({
+      outcome: 'ALLOW',
+      approvalOf: first.decisionId,
+    });
   });
 });
