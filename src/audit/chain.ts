@@ -88,6 +88,17 @@ export function sealEntry(
 }
 
 /**
+ * The Merkle leaf input of an entry: the canonical JSON its `hash` was computed from
+ * (the entry without `hash`). Cached for entries sealed in this process.
+ */
+export function leafInput(entry: AuditEntry): string {
+  const cached = sealedText.get(entry);
+  if (cached !== undefined) return cached;
+  const { hash: _ignored, ...content } = entry;
+  return canonicalJson(content);
+}
+
+/**
  * The form entries are stored and exported in: the canonical JSON of the whole entry,
  * `hash` included. Its bytes without the `hash` member are exactly what was hashed, so a
  * verifier can hash them as stored (sealed-link.ts) instead of parsing and re-serialising.

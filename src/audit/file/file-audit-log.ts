@@ -12,7 +12,9 @@ import type {
   Checkpoint,
   CheckpointStore,
 } from '../audit-log.js';
-import { canonicalJson, GENESIS_HASH, sealEntry, storedText } from '../chain.js';
+import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
+import { canonicalJson, GENESIS_HASH, leafInput, sealEntry, storedText } from '../chain.js';
+import { leafHash } from '../merkle/tree-hash.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
@@ -24,6 +26,8 @@ import { GroupCommit } from './group-commit.js';
 import { openLogFile, type LogFile, type OpenLogFile } from './log-file.js';
 import { loadLog, type LoadedLog } from './log-loader.js';
 import { RangeVerifier } from './range-verifier.js';
+import { catchUpTree } from './tree-catch-up.js';
+import { TREE_FILE, TreeFile } from './tree-file.js';
 
 export const AUDIT_LOG_FILE = 'audit.jsonl';
 
@@ -51,6 +55,7 @@ const DEFAULTS = { maxBatchEntries: 1000, verifyCacheSeconds: 60 };
 
 interface LogParts {
   file: LogFile;
+  tree: TreeFile;
   loaded: LoadedLog;
   store: CheckpointStore;
   initialCheckpoints: Checkpoint[];
@@ -85,6 +90,7 @@ export class FileAuditLog implements AuditLog {
   private dirtyTail = false;
 
   private readonly file: LogFile;
+  private readonly treeFile: TreeFile;
   private readonly index: EntryIndex;
   private length: number;
   private last: HeadSnapshot | undefined;
@@ -96,6 +102,7 @@ export class FileAuditLog implements AuditLog {
 
   private constructor(parts: LogParts) {
     this.file = parts.file;
+    this.treeFile = parts.tree;
     this.index = parts.loaded.index;
     this.length = parts.loaded.length;
     this.last = parts.loaded.head;
@@ -142,8 +149,10 @@ export class FileAuditLog implements AuditLog {
       logger,
     });
     ranges.setKnownBreak(loaded.report.break?.seq);
+    const tree = await openTree({ ...settings, logger }, file, loaded, initialCheckpoints);
     const log = new FileAuditLog({
       file,
+      tree,
       loaded,
       store,
       initialCheckpoints,
@@ -205,6 +214,11 @@ export class FileAuditLog implements AuditLog {
     return Promise.resolve(this.currentHead());
   }
 
+  /** The Merkle tree over the entries, read from audit.tree. */
+  tree(): AuditTree {
+    return new StoredAuditTree(this.treeFile);
+  }
+
   private currentHead(): ChainHead {
     return this.last ? { seq: this.last.seq, hash: this.last.hash } : { seq: 0, hash: GENESIS_HASH };
   }
@@ -220,6 +234,7 @@ export class FileAuditLog implements AuditLog {
     await this.commits.drain();
     await this.checkpointer.stop();
     await this.file.close();
+    await this.treeFile.close();
   }
 
   /** One write and one fsync for the whole batch; on failure nothing of it remains. */
@@ -232,16 +247,24 @@ export class FileAuditLog implements AuditLog {
     });
     const lines = entries.map((entry) => `${storedText(entry)}\n`);
     const data = Buffer.from(lines.join(''), 'utf8');
+    const treeBefore = this.treeFile.size;
     try {
       if (this.dirtyTail) await this.cutTail();
       await this.file.write(data, this.length);
-      await this.file.sync();
+      await this.appendToTree(entries);
+      await Promise.all([this.file.sync(), this.treeFile.sync()]);
     } catch (err) {
-      await this.rollback();
+      await this.rollback(treeBefore);
       throw new AuditUnavailableError('the audit log could not store the entries', { cause: err });
     }
     this.commit(entries, lines);
     return entries;
+  }
+
+  /** Leaf index = seq - 1: a tree that lost step with the log (a gap at open) is left as it is. */
+  private async appendToTree(entries: AuditEntry[]): Promise<void> {
+    if (this.treeFile.size !== entries[0]!.seq - 1) return;
+    await this.treeFile.append(entries.map((entry) => leafHash(leafInput(entry))));
   }
 
   private commit(entries: AuditEntry[], lines: string[]): void {
@@ -272,7 +295,15 @@ export class FileAuditLog implements AuditLog {
     this.dirtyTail = false;
   }
 
-  private async rollback(): Promise<void> {
+  private async rollback(treeLeaves: number): Promise<void> {
+    try {
+      await this.treeFile.truncateTo(treeLeaves);
+    } catch (err) {
+      this.logger.error(
+        { err },
+        'audit tree could not cut back a failed write; it is rebuilt from the log at the next start',
+      );
+    }
     try {
       await this.cutTail();
     } catch (err) {
@@ -283,6 +314,25 @@ export class FileAuditLog implements AuditLog {
       );
     }
   }
+}
+
+/** Opens audit.tree and brings it level with the loaded log. */
+async function openTree(
+  settings: { dir: string; openFile?: OpenLogFile; logger: AuditLogger },
+  file: LogFile,
+  loaded: LoadedLog,
+  checkpoints: readonly Checkpoint[],
+): Promise<TreeFile> {
+  const tree = await TreeFile.open(await (settings.openFile ?? openLogFile)(join(settings.dir, TREE_FILE)));
+  await catchUpTree({
+    tree,
+    file,
+    index: loaded.index,
+    logLeaves: loaded.head?.seq ?? 0,
+    checkpointed: checkpoints.at(-1)?.seq ?? 0,
+    logger: settings.logger,
+  });
+  return tree;
 }
 
 /** Opens (creating if needed) the file audit log in options.dir. */

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { AuditEventInput } from '../audit-log.js';
 import { FileAuditLog, AUDIT_LOG_FILE, type FileAuditLogOptions } from './file-audit-log.js';
 import { openLogFile, type LogFile } from './log-file.js';
@@ -55,9 +55,11 @@ export interface FileProbe {
 }
 
 /** Wraps the real log file to count writes and fsyncs and to fail one on demand. */
-export function probedFile(probe: FileProbe): (path: string) => Promise<LogFile> {
+/** Wraps the file named `fileName` (the log by default) to count and fail its I/O; others open as usual. */
+export function probedFile(probe: FileProbe, fileName = AUDIT_LOG_FILE): (path: string) => Promise<LogFile> {
   return async (path) => {
     const real = await openLogFile(path);
+    if (basename(path) !== fileName) return real;
     return {
       ...real,
       read: async (length, position) => {

@@ -1,0 +1,168 @@
+import { readFile, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import canonicalizeModule from 'canonicalize';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../audit-log.js';
+import { naiveRoot } from '../merkle/test-naive-tree.js';
+import { leafHash } from '../merkle/tree-hash.js';
+import { verifyConsistency } from '../merkle/verify-consistency.js';
+import { verifyInclusion } from '../merkle/verify-inclusion.js';
+import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
+import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
+import { TREE_FILE } from './tree-file.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+/** The leaf input as RFC 8785 defines it, computed by the independent `canonicalize` package. */
+function referenceLeaf(entry: AuditEntry): Buffer {
+  const { hash: _hash, ...content } = entry;
+  return Buffer.from(canonicalize(content) ?? '', 'utf8');
+}
+
+async function appendMany(log: FileAuditLog, count: number): Promise<AuditEntry[]> {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => log.append(event({ decision_id: `dec-${i}`, data: { i } }))),
+  );
+}
+
+async function storedEntries(): Promise<AuditEntry[]> {
+  return (await readLogLines(dir))
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AuditEntry);
+}
+
+describe('the file audit log keeps an RFC 6962 tree beside the log', () => {
+  it('has, at every size, the root of a naive tree over the canonical entries without their hash', async () => {
+    const log = await openLog(dir, { maxBatchEntries: 7 });
+    const entries = await appendMany(log, 45);
+    const tree = log.tree();
+    expect(await tree.size()).toBe(45);
+    const leaves = entries.map(referenceLeaf);
+    for (const size of [0, 1, 2, 7, 8, 31, 32, 33, 45]) {
+      expect((await tree.root(size)).toString('hex'), `size ${size}`).toBe(
+        naiveRoot(leaves.slice(0, size)).toString('hex'),
+      );
+    }
+    await log.close();
+  });
+
+  it('proves every entry in the current tree and in an older one, and the older tree in the newer', async () => {
+    const log = await openLog(dir);
+    const entries = await appendMany(log, 40);
+    const tree = log.tree();
+    for (const size of [17, 40]) {
+      const root = await tree.root(size);
+      for (const entry of entries.slice(0, size)) {
+        const proof = await tree.inclusionProof(entry.seq - 1, size);
+        expect(() =>
+          verifyInclusion(entry.seq - 1, size, leafHash(referenceLeaf(entry)), proof, root),
+        ).not.toThrow();
+      }
+    }
+    const proof = await tree.consistencyProof(17, 40);
+    const [older, newer] = [await tree.root(17), await tree.root(40)];
+    expect(() => verifyConsistency(17, 40, proof, older, newer)).not.toThrow();
+    await log.close();
+  });
+
+  it('refuses sizes it does not hold', async () => {
+    const log = await openLog(dir);
+    await appendMany(log, 3);
+    const tree = log.tree();
+    await expect(tree.root(4)).rejects.toMatchObject({ code: 'tree_size_unavailable' });
+    await expect(tree.inclusionProof(3, 3)).rejects.toThrow(RangeError);
+    await expect(tree.consistencyProof(2, 9)).rejects.toMatchObject({ code: 'tree_size_unavailable' });
+    await log.close();
+  });
+
+  it('carries on after a restart from the stored tree, not a rebuild: an altered early node stays altered', async () => {
+    const first = await openLog(dir, { checkpointEvery: { entries: 10, seconds: 3600 } });
+    await appendMany(first, 30);
+    await first.close();
+    // Alter leaf 2's node: a rebuild from the log would silently repair it.
+    const treePath = join(dir, TREE_FILE);
+    const bytes = await readFile(treePath);
+    bytes[3 * 32]! ^= 0xff; // leaf 2 is stored at record 2*2 - popcount(2) = 3
+    await writeFile(treePath, bytes);
+    const second = await openLog(dir, { checkpointEvery: { entries: 10, seconds: 3600 } });
+    await appendMany(second, 5);
+    const tree = second.tree();
+    expect(await tree.size()).toBe(35);
+    const entries = await storedEntries();
+    const root = await tree.root(35);
+    // The root is folded from nodes above the leaf, stored when it was appended: still right.
+    expect(naiveRoot(entries.map(referenceLeaf)).equals(root)).toBe(true);
+    // The altered node is leaf 3's sibling: its proof now fails, as a rebuild would have hidden.
+    const proof = await tree.inclusionProof(3, 35);
+    expect(() => verifyInclusion(3, 35, leafHash(referenceLeaf(entries[3]!)), proof, root)).toThrow();
+    const untouched = await tree.inclusionProof(9, 35);
+    expect(() => verifyInclusion(9, 35, leafHash(referenceLeaf(entries[9]!)), untouched, root)).not.toThrow();
+    await second.close();
+  });
+
+  it('catches up after a crash that left the tree behind the log, or with no tree at all', async () => {
+    const first = await openLog(dir);
+    await appendMany(first, 20);
+    await first.close();
+    await truncate(join(dir, TREE_FILE), 5 * 32 + 7); // a torn record, and most leaves gone
+    const second = await openLog(dir);
+    expect(await second.tree().size()).toBe(20);
+    const leaves = (await storedEntries()).map(referenceLeaf);
+    expect((await second.tree().root(20)).equals(naiveRoot(leaves))).toBe(true);
+    await second.close();
+
+    await writeFile(join(dir, TREE_FILE), '');
+    const third = await openLog(dir);
+    expect((await third.tree().root(20)).equals(naiveRoot(leaves))).toBe(true);
+    await third.close();
+  });
+
+  it('cuts the tree back when the log lost entries the tree still has', async () => {
+    const first = await openLog(dir);
+    await appendMany(first, 12);
+    await first.close();
+    const lines = await readLogLines(dir);
+    await writeFile(join(dir, AUDIT_LOG_FILE), `${lines.slice(0, 9).join('\n')}\n`);
+    const second = await openLog(dir);
+    expect(await second.tree().size()).toBe(9);
+    const [next] = await appendMany(second, 1);
+    expect(next!.seq).toBe(10);
+    const leaves = (await storedEntries()).map(referenceLeaf);
+    expect((await second.tree().root(10)).equals(naiveRoot(leaves))).toBe(true);
+    await second.close();
+  });
+
+  it('stores neither entry nor tree nodes of a batch whose tree write failed, and goes on intact', async () => {
+    const probe = newProbe();
+    const log = await openLog(dir, { openFile: probedFile(probe, TREE_FILE) });
+    await appendMany(log, 4);
+    probe.failNextWrite = true;
+    await expect(log.append(event())).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    probe.failNextSync = true;
+    await expect(log.append(event())).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect((await log.head()).seq).toBe(4);
+    expect(await log.tree().size()).toBe(4);
+    await appendMany(log, 3);
+    const leaves = (await storedEntries()).map(referenceLeaf);
+    expect(leaves).toHaveLength(7);
+    expect((await log.tree().root(7)).equals(naiveRoot(leaves))).toBe(true);
+    await log.close();
+  });
+
+  it('an entry altered in the file no longer matches its proof', async () => {
+    const log = await openLog(dir);
+    const entries = await appendMany(log, 10);
+    const tree = log.tree();
+    const root = await tree.root(10);
+    const proof = await tree.inclusionProof(4, 10);
+    await log.close();
+    const altered = { ...entries[4]!, outcome: 'DENY' as const };
+    expect(() => verifyInclusion(4, 10, leafHash(referenceLeaf(entries[4]!)), proof, root)).not.toThrow();
+    expect(() => verifyInclusion(4, 10, leafHash(referenceLeaf(altered)), proof, root)).toThrow();
+  });
+});

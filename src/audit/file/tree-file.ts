@@ -1,0 +1,97 @@
+import type { TreeNodeStore } from '../audit-tree.js';
+import {
+  appendLeaf,
+  EMPTY_FRONTIER,
+  frontierNodes,
+  frontierRoot,
+  type TreeFrontier,
+} from '../merkle/tree-frontier.js';
+import { HASH_BYTES, type TreeHash } from '../merkle/tree-hash.js';
+import { leavesStoredIn, nodesStoredFor, storedPosition } from '../merkle/tree-layout.js';
+import { type NodeId, nodeKey } from '../merkle/tree-shape.js';
+import type { LogFile } from './log-file.js';
+
+export const TREE_FILE = 'audit.tree';
+
+/**
+ * The Merkle tree of the file audit log, beside it: every completed perfect subtree's
+ * hash as a 32-byte record, in the order appends complete them (tree-layout.ts). The
+ * newest leaves' nodes and the frontier live in memory too, so an append writes only
+ * new records and a proof reads about log2(n) of them.
+ */
+export class TreeFile implements TreeNodeStore {
+  private count = 0;
+  private frontier: TreeFrontier = EMPTY_FRONTIER;
+
+  private constructor(private readonly file: LogFile) {}
+
+  /** Opens the tree file, dropping a torn tail (records of a leaf not wholly written). */
+  static async open(file: LogFile): Promise<TreeFile> {
+    const tree = new TreeFile(file);
+    const records = Math.floor((await file.size()) / HASH_BYTES);
+    await tree.truncateTo(leavesStoredIn(records));
+    return tree;
+  }
+
+  /** Leaves stored. */
+  get size(): number {
+    return this.count;
+  }
+
+  leaves(): Promise<number> {
+    return Promise.resolve(this.count);
+  }
+
+  /** Root of the whole stored tree (from the frontier in memory). */
+  get root(): TreeHash {
+    return frontierRoot(this.frontier);
+  }
+
+  /** Cuts the tree back to its first `leaves` leaves (never grows it). */
+  async truncateTo(leaves: number): Promise<void> {
+    const kept = Math.min(leaves, leavesStoredIn(Math.floor((await this.file.size()) / HASH_BYTES)));
+    await this.file.truncate(nodesStoredFor(kept) * HASH_BYTES);
+    this.count = kept;
+    const nodes = frontierNodes(kept);
+    const hashes = await this.readNodes(nodes);
+    this.frontier = { size: kept, hashes: nodes.map((node) => hashes.get(nodeKey(node))!) };
+  }
+
+  /** Hashes leaves in and writes the nodes they complete after the stored ones; durable after sync(). */
+  async append(leafHashes: readonly TreeHash[]): Promise<void> {
+    let frontier = this.frontier;
+    const records: TreeHash[] = [];
+    for (const leaf of leafHashes) {
+      const appended = appendLeaf(frontier, leaf);
+      for (const { hash } of appended.completed) records.push(hash);
+      frontier = appended.frontier;
+    }
+    // Nothing changes in memory unless the write succeeds; a failed write's bytes are
+    // overwritten by the next append at the same position.
+    await this.file.write(Buffer.concat(records), nodesStoredFor(this.count) * HASH_BYTES);
+    this.frontier = frontier;
+    this.count = frontier.size;
+  }
+
+  sync(): Promise<void> {
+    return this.file.sync();
+  }
+
+  async readNodes(nodes: readonly NodeId[]): Promise<Map<string, TreeHash>> {
+    const stored = nodesStoredFor(this.count);
+    const found = new Map<string, TreeHash>();
+    await Promise.all(
+      nodes.map(async (node) => {
+        const position = storedPosition(node);
+        if (position >= stored) return;
+        const record = await this.file.read(HASH_BYTES, position * HASH_BYTES);
+        if (record.length === HASH_BYTES) found.set(nodeKey(node), record);
+      }),
+    );
+    return found;
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}
