@@ -40,6 +40,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./replay.js')).runReplay(argv),
   },
   {
+    words: ['audit', 'keygen'],
+    usage: 'audit keygen --origin ORIGIN --out FILE',
+    summary: 'create a key for signing audit checkpoints; prints its verifier key',
+    run: async (argv) => (await import('./audit-keygen.js')).runAuditKeygen(argv),
+  },
+  {
     words: ['audit', 'verify'],
     usage: 'audit verify FILE',
     summary: 'verify an audit export offline',
