@@ -127,4 +127,38 @@ describe('rotate', () => {
     expect(step!.state.signingCa.certPem).toBe(pending!.state.nextCa!.certPem);
     expect(trustedIssuer(step!.state, at(300))).toBeDefined();
   });
+
+  it('names each CA after the prefix and the second it was made', async () => {
+    const state = await created(at(0));
+    expect(new X509Certificate(state.signingCa.certPem).subject).toBe(`CN=arbiter-admission-ca@${T0 / 1000}`);
+  });
+
+  it('has a new CA sign a new serving certificate once it takes over', async () => {
+    const published = await rotate(await created(), at(190), settings);
+    const step = await rotate(published!.state, at(200), settings);
+    expect(step?.changes).toEqual([
+      'the new CA signs serving certificates from now on',
+      'issued a new serving certificate (another CA signs now)',
+    ]);
+    expect(trustedIssuer(step!.state, at(200))?.certPem).toBe(published!.state.nextCa!.certPem);
+  });
+
+  it('compares names case-insensitively, and reissues when only the IP addresses or fewer names are wanted', async () => {
+    const state = await created();
+    const names = (dnsNames: string[], ipAddresses: string[]) => ({
+      ...settings,
+      names: { dnsNames, ipAddresses },
+    });
+    expect(await rotate(state, at(1), names(['Arbiter.Arbiter-System.SVC'], ['127.0.0.1']))).toBeUndefined();
+    const upper = names(['Arbiter.Arbiter-System.SVC'], ['127.0.0.1']);
+    expect(await rotate(await created(at(0), upper), at(1), settings)).toBeUndefined();
+    for (const changed of [
+      names(['arbiter.arbiter-system.svc'], ['127.0.0.2']),
+      names(['arbiter.arbiter-system.svc'], []),
+      names(['arbiter.arbiter-system.svc', 'arbiter'], ['127.0.0.1']),
+    ])
+      expect((await rotate(state, at(1), changed))?.changes).toEqual([
+        'issued a new serving certificate (the names changed)',
+      ]);
+  });
 });
