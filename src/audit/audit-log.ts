@@ -61,6 +61,8 @@ export interface ChainHead {
 export interface Checkpoint extends ChainHead {
   entry_id: string;
   time: string;
+  /** The signed C2SP checkpoint of the tree at size seq, when the log has a signing key. */
+  note?: string;
 }
 
 export interface ChainBreak {
@@ -103,6 +105,10 @@ export interface AuditLog {
 export interface CheckpointStore {
   /** Retained checkpoints, oldest first. */
   list(): Promise<Checkpoint[]>;
-  /** Adds a checkpoint, dropping the oldest beyond the retention count. */
-  save(checkpoint: Checkpoint): Promise<void>;
+  /**
+   * Adds a checkpoint, dropping the oldest beyond the retention count. With
+   * `previousNote`, a signed checkpoint is stored only if the newest signed one is still
+   * that note (null: none yet), else CheckpointConflictError: one origin, one history.
+   */
+  save(checkpoint: Checkpoint, options?: { previousNote: string | null }): Promise<void>;
 }

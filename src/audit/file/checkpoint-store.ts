@@ -3,7 +3,7 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArbiterError } from '../../model/index.js';
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
-import { isCheckpoint } from '../checkpoint-shape.js';
+import { checkPreviousNote, isCheckpoint } from '../checkpoint-shape.js';
 
 export const CHECKPOINTS_FILE = 'checkpoints.json';
 
@@ -35,10 +35,11 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.cache.map((c) => ({ ...c }));
   }
 
-  save(checkpoint: Checkpoint): Promise<void> {
+  save(checkpoint: Checkpoint, options?: { previousNote: string | null }): Promise<void> {
     // Serialised so that two saves never race on the temporary file.
     const run = this.saving.then(async () => {
       const current = await this.list();
+      if (options) checkPreviousNote(current, options.previousNote);
       // Never replace a checkpoint: one naming another hash at this seq is evidence of a rewrite.
       if (current.some((c) => c.seq === checkpoint.seq)) return;
       const next = [...current, { ...checkpoint }].sort((a, b) => a.seq - b.seq).slice(-this.options.retain);

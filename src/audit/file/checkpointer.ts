@@ -1,5 +1,6 @@
 import type { CheckpointStore } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
+import { type CheckpointSigner, saveCheckpoint } from '../checkpoint-signer.js';
 
 export interface CheckpointEvery {
   /** Checkpoint after this many new entries ... */
@@ -30,6 +31,7 @@ export class Checkpointer {
     private readonly now: () => Date,
     private readonly logger: AuditLogger,
     private lastSeq: number,
+    private readonly signer?: CheckpointSigner,
   ) {}
 
   start(): void {
@@ -51,7 +53,12 @@ export class Checkpointer {
     this.lastSeq = head.seq;
     this.saving = this.saving.then(async () => {
       try {
-        await this.store.save({ ...head, time: this.now().toISOString() });
+        await saveCheckpoint(
+          this.store,
+          { ...head, time: this.now().toISOString() },
+          this.signer,
+          this.logger,
+        );
       } catch (err) {
         this.logger.warn({ err, seq: head.seq }, 'audit checkpoint could not be saved');
       }

@@ -13,6 +13,7 @@ import type {
   CheckpointStore,
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
+import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
 import { canonicalJson, GENESIS_HASH, leafInput, sealEntry, storedText } from '../chain.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import type { LineVerifyReport } from '../export-verify.js';
@@ -49,6 +50,8 @@ export interface FileAuditLogOptions {
   openFile?: OpenLogFile;
   /** Defaults to a FileCheckpointStore in dir. */
   checkpointStore?: CheckpointStore;
+  /** Signs checkpoints of the Merkle tree (C2SP checkpoints) when set. */
+  signing?: CheckpointSigning;
 }
 
 const DEFAULTS = { maxBatchEntries: 1000, verifyCacheSeconds: 60 };
@@ -65,6 +68,7 @@ interface LogParts {
   newId: () => string;
   maxBatchEntries: number;
   checkpointEvery: CheckpointEvery;
+  signing: CheckpointSigning | undefined;
 }
 
 function validateEvent(event: AuditEventInput): void {
@@ -119,6 +123,7 @@ export class FileAuditLog implements AuditLog {
       parts.now,
       parts.logger,
       checkpointed,
+      parts.signing && new CheckpointSigner(parts.signing, new StoredAuditTree(parts.tree)),
     );
     this.commits = new GroupCommit((batch) => this.writeBatch(batch), parts.maxBatchEntries);
   }
@@ -162,6 +167,7 @@ export class FileAuditLog implements AuditLog {
       newId: settings.idGenerator ?? (() => `aud_${randomUUID()}`),
       maxBatchEntries: settings.maxBatchEntries,
       checkpointEvery: settings.checkpointEvery,
+      signing: settings.signing,
     });
     log.checkpointer.start();
     return log;

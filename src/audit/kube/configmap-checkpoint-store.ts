@@ -1,7 +1,7 @@
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import { ArbiterError } from '../../model/index.js';
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
-import { isCheckpoint } from '../checkpoint-shape.js';
+import { checkPreviousNote, isCheckpoint } from '../checkpoint-shape.js';
 
 /** Data key of the ConfigMap; its value has the format of the file store's checkpoints.json. */
 export const CHECKPOINTS_KEY = 'checkpoints.json';
@@ -40,10 +40,12 @@ export class ConfigMapCheckpointStore implements CheckpointStore {
     return configMap ? this.parse(configMap) : [];
   }
 
-  async save(checkpoint: Checkpoint): Promise<void> {
+  async save(checkpoint: Checkpoint, options?: { previousNote: string | null }): Promise<void> {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
       const current = await this.read();
       const checkpoints = current ? this.parse(current) : [];
+      // Inside the read-modify-write: the replace fails (409) if another signer got in between.
+      if (options) checkPreviousNote(checkpoints, options.previousNote);
       // Never replace a checkpoint: one naming another hash at this seq is evidence of a rewrite.
       if (checkpoints.some((c) => c.seq === checkpoint.seq)) return;
       const next = [...checkpoints, { ...checkpoint }]

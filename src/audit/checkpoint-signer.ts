@@ -1,0 +1,98 @@
+import type { AuditTree } from './audit-tree.js';
+import type { Checkpoint, CheckpointStore } from './audit-log.js';
+import type { AuditLogger } from './audit-logger.js';
+import { lastSigned } from './checkpoint-shape.js';
+import { formatCheckpoint, parseCheckpoint } from './note/checkpoint-note.js';
+import { type NoteSigningKey, verifierOf } from './note/note-keys.js';
+import { openNote, signNote } from './note/signed-note.js';
+import { verifyConsistency } from './merkle/verify-consistency.js';
+
+/** The key and origin line of a log's signed checkpoints. */
+export interface CheckpointSigning {
+  key: NoteSigningKey;
+  /** First line of every checkpoint; defaults to the key's name. */
+  origin: string;
+}
+
+/** The signer would not sign: its tree does not extend the last signed checkpoint. */
+export class CheckpointRefusedError extends Error {
+  readonly code = 'checkpoint_refused';
+}
+
+/**
+ * Signs C2SP checkpoints of the audit tree, and only ones that extend the last signed
+ * checkpoint: that one's note must open with this key, and a consistency proof from its
+ * size to the new one, read from the tree, must lead from its signed root to the new
+ * root. A tree rewritten under the signer (Redis or the files edited) is refused here,
+ * before a second history could ever be signed.
+ */
+export class CheckpointSigner {
+  constructor(
+    private readonly signing: CheckpointSigning,
+    private readonly tree: AuditTree,
+  ) {}
+
+  async sign(head: Checkpoint, previous: Checkpoint | undefined): Promise<Checkpoint> {
+    const root = await this.tree.root(head.seq);
+    if (previous?.note !== undefined) await this.checkExtends(previous.note, head.seq, root);
+    const text = formatCheckpoint({ origin: this.signing.origin, size: head.seq, root });
+    return { ...head, note: signNote(text, [this.signing.key]) };
+  }
+
+  private async checkExtends(note: string, size: number, root: Buffer): Promise<void> {
+    let previous;
+    try {
+      previous = parseCheckpoint(openNote(note, [verifierOf(this.signing.key)]).text);
+    } catch (err) {
+      throw new CheckpointRefusedError(
+        `the last signed checkpoint does not open with this key: ${String(err)}`,
+      );
+    }
+    if (previous.origin !== this.signing.origin) {
+      throw new CheckpointRefusedError(
+        `the last signed checkpoint is of origin ${previous.origin}, not ${this.signing.origin}`,
+      );
+    }
+    if (previous.size > size) {
+      throw new CheckpointRefusedError(
+        `the last signed checkpoint has size ${previous.size}, beyond the head ${size}`,
+      );
+    }
+    try {
+      const proof = await this.tree.consistencyProof(previous.size, size);
+      verifyConsistency(previous.size, size, proof, previous.root, root);
+    } catch (err) {
+      throw new CheckpointRefusedError(
+        `the tree at size ${size} does not extend the last signed checkpoint (size ${previous.size}): ${String(err)}`,
+      );
+    }
+  }
+}
+
+/**
+ * Saves a checkpoint, signed when the log has a signer, compare-and-set on the last
+ * signed one. A refusal is an error in the log and the checkpoint is kept unsigned (the
+ * chain checkpoint still bounds verification); a lost race (CheckpointConflictError)
+ * reaches the caller, whose next checkpoint signs from the new last one.
+ */
+export async function saveCheckpoint(
+  store: CheckpointStore,
+  checkpoint: Checkpoint,
+  signer: CheckpointSigner | undefined,
+  logger: AuditLogger,
+): Promise<void> {
+  if (signer === undefined) return store.save(checkpoint);
+  const previous = lastSigned(await store.list());
+  let signed: Checkpoint;
+  try {
+    signed = await signer.sign(checkpoint, previous);
+  } catch (err) {
+    if (!(err instanceof CheckpointRefusedError)) throw err;
+    logger.error(
+      { err, seq: checkpoint.seq },
+      'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',
+    );
+    return store.save(checkpoint);
+  }
+  await store.save(signed, { previousNote: previous?.note ?? null });
+}
