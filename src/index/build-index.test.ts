@@ -54,6 +54,17 @@ describe('buildIndex', () => {
     expect(snap.status('Capability', 'a-one')).toMatchObject({ ready: false, reason: 'InvalidSchema' });
   });
 
+  it('keeps building when a parameter schema names a meta-schema it does not know', () => {
+    const snap = buildIndex([
+      capability('a.one', {
+        parameterSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' },
+      }),
+      capability('b.two'),
+    ]);
+    expect(snap.status('Capability', 'a-one')).toMatchObject({ ready: false, reason: 'InvalidSchema' });
+    expect(snap.capability('b.two')).toBeDefined();
+  });
+
   it('validates parameters with the compiled schema and names the failing field', () => {
     const snap = buildIndex([
       capability('a.one', {

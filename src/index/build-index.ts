@@ -6,6 +6,7 @@ import {
   type PolicyObject,
 } from '../model/index.js';
 import { ArtefactCache } from './artefact-cache.js';
+import { compareNames } from './compare-names.js';
 import { indexCapabilities } from './index-capabilities.js';
 import { indexGrants } from './index-grants.js';
 import { indexIdentities } from './index-identities.js';
@@ -24,8 +25,8 @@ export interface BuildIndexOptions {
  * keeps serving: nothing it compiled is released, and what the trial compiled is.
  */
 export function previewIndex(current: IndexSnapshot, candidate: ConfigObject): IndexSnapshot {
-  const key = objectKey(candidate);
-  const objects = [...current.objects().filter((o) => objectKey(o) !== key), candidate];
+  // Last, so it replaces its namesake: of two objects with one kind and name the later counts.
+  const objects = [...current.objects(), candidate];
   const cache = new ArtefactCache(artefactsOf.get(current));
   const trial = assemble(objects, cache);
   cache.releaseFresh();
@@ -62,7 +63,7 @@ function assemble(objects: readonly ConfigObject[], cache: ArtefactCache): Index
   const actorGrants = ofKind<ActorGrantObject>(unique, 'ActorGrant');
   const identities = indexIdentities(actorGrants);
   const grantsByActor = indexGrants(actorGrants, statuses, isCapability, identities.conflicts);
-  const sortedStatuses = new Map([...statuses.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sortedStatuses = new Map([...statuses.entries].sort(([a], [b]) => compareNames(a, b)));
   return new IndexSnapshot({
     objects: Object.freeze(unique),
     capabilities,

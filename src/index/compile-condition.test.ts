@@ -112,4 +112,47 @@ describe('compileCondition', () => {
     expect(compiled.condition.evaluate(b)).toEqual({ ok: true, matched: true });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it.each([
+    ['parameters.currency', 'the string "EUR"'],
+    ['parameters.amount', 'the number 5000'],
+    ['parameters.price', 'the number 12.5'],
+    ['null', 'null'],
+    ['parameters.items', 'a value of type list, map or message'],
+    ['parameters.nested', 'a value of type list, map or message'],
+  ])('says what %s evaluated to when it is not a boolean', (source, what) => {
+    expect(evaluate(source)).toEqual({
+      ok: false,
+      error: `the condition evaluated to ${what}, not to a boolean`,
+    });
+  });
+
+  it('names the variables a condition may use', () => {
+    expect(compileCondition('paramters.amount > 1')).toEqual({
+      ok: false,
+      error: "unknown variable 'paramters' (conditions may use parameters, actor, context, time)",
+    });
+  });
+
+  it.each(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn'])(
+    'knows the type name %s',
+    (name) => {
+      expect(compileCondition(`type(parameters.amount) == ${name}`).ok).toBe(true);
+    },
+  );
+
+  it.each([
+    ["{'k': paramters.x}['k'] == 1", 'paramters'],
+    ['{paramter: 1}.size() == 1', 'paramter'],
+    ['parameters.items.all(i, i > limit)', 'limit'],
+    [
+      'parameters.items.exists_one(i, i == parameters.amount) || parameters.items.map(i, i * k).size() > 0',
+      'k',
+    ],
+  ])('finds the unknown variable in %s', (source, name) => {
+    expect(compileCondition(source)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`'${name}'`),
+    });
+  });
 });

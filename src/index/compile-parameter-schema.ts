@@ -17,13 +17,33 @@ export type SchemaCompileResult = { ok: true; validator: ParameterValidator } | 
 // One instance for all capabilities: user schemas are not registered by $id (addUsedSchema)
 // so two capabilities may reuse an $id; keywords ajv does not know are ignored (strict).
 const ajv = addFormats(
-  new Ajv({ strict: false, allErrors: false, addUsedSchema: false, logger: false, validateFormats: true }),
+  new Ajv({
+    strict: false,
+    // Stryker disable next-line BooleanLiteral: a validator reports the first error only, which ajv finds first either way.
+    allErrors: false,
+    addUsedSchema: false,
+    logger: false,
+    validateFormats: true,
+  }),
 );
 
 const ACCEPT_ALL: ParameterValidator = Object.assign(() => undefined, { release: () => undefined });
 
-// Only references can fail to resolve at compile time in ways the meta-schema cannot see.
-const REFERENCE = /"\$(ref|dynamicRef|recursiveRef)"\s*:/;
+// Keywords whose values are data, not schemas: a `pattern` key in a default value is no regular expression.
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(['const', 'enum', 'default', 'examples']);
+// Keywords whose values map names to schemas: a property may be called `pattern` or `default`.
+const SCHEMA_MAPS: ReadonlySet<string> = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
+
+// Only references, and identifiers (a $id or $anchor given twice), can fail at compile time
+// in ways the meta-schema cannot see. Tested on JSON.stringify's output: no space before the colon.
+const REFERENCE = /"\$(ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor)":/;
 
 /**
  * Checks the schema now and compiles it on first use: a compiled validator is generated
@@ -45,7 +65,9 @@ export function compileParameterSchema(schema: Record<string, unknown> | undefin
   const validator = (parameters: Record<string, unknown>): string | undefined => {
     if (validate === undefined) {
       const compiled = compile(own);
-      // Fail closed: parameters that cannot be checked are not valid.
+      // Fail closed: parameters that cannot be checked are not valid. A guard: what can fail to
+      // compile (references, identifiers) compiled at once, and schemaProblem caught the rest.
+      // Stryker disable next-line StringLiteral: see above; no schema is known to get here.
       if (typeof compiled === 'string') return `parameters: cannot be checked: ${compiled}`;
       validate = compiled;
     }
@@ -67,34 +89,50 @@ function compile(schema: AnySchemaObject): ValidateFunction | string {
 
 /** What compiling would reject, found without generating code: the meta-schema and regular expressions. */
 function schemaProblem(schema: AnySchemaObject): string | undefined {
-  if (!ajv.validateSchema(schema)) return ajv.errorsText(ajv.errors, { dataVar: 'schema' });
+  try {
+    if (!ajv.validateSchema(schema)) return ajv.errorsText(ajv.errors, { dataVar: 'schema' });
+  } catch (err) {
+    // A $schema naming a meta-schema ajv does not have throws instead of failing.
+    return (err as Error).message;
+  }
   return patternProblem(schema);
 }
 
-function patternProblem(node: unknown): string | undefined {
-  if (typeof node !== 'object' || node === null) return undefined;
-  const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
-  if (!Array.isArray(node)) {
-    const record = node as Record<string, unknown>;
-    const patterns = [
-      ...(typeof record.pattern === 'string' ? [record.pattern] : []),
-      ...(isPlainObject(record.patternProperties) ? Object.keys(record.patternProperties) : []),
-    ];
-    for (const pattern of patterns) {
-      try {
-        new RegExp(pattern, 'u'); // as ajv compiles them (unicodeRegExp)
-      } catch (err) {
-        return `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`;
-      }
+/** The first `pattern` or `patternProperties` key of the schema that is not a valid regular expression. */
+function patternProblem(schema: unknown): string | undefined {
+  if (Array.isArray(schema)) return firstPatternProblem(schema); // allOf, anyOf, items as a list
+  if (!isObject(schema)) return undefined;
+  const patterns = [
+    ...(typeof schema.pattern === 'string' ? [schema.pattern] : []),
+    ...(isObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : []),
+  ];
+  for (const pattern of patterns) {
+    try {
+      new RegExp(pattern, 'u'); // as ajv compiles them (unicodeRegExp)
+    } catch (err) {
+      return `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`;
     }
   }
-  for (const child of children) {
-    const problem = patternProblem(child);
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(keyword)) continue;
+    // The meta-schema has made sure that a map keyword holds an object.
+    const problem = SCHEMA_MAPS.has(keyword)
+      ? firstPatternProblem(Object.values(value as object))
+      : patternProblem(value);
     if (problem !== undefined) return problem;
   }
   return undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function firstPatternProblem(schemas: readonly unknown[]): string | undefined {
+  for (const schema of schemas) {
+    const problem = patternProblem(schema);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** An object or an array; patternProblem takes arrays apart first. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

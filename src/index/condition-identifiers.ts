@@ -48,12 +48,14 @@ export function unknownIdentifier(expr: Expr, bound: ReadonlySet<string> = GLOBA
       );
     case 'comprehensionExpr': {
       const c = kind.value;
-      const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter((n) => n !== ''));
+      // An unused iterVar2 is '', which no identifier is: binding it changes nothing.
+      const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar]);
       return (
         firstUnknown([c.iterRange, c.accuInit], bound) ??
         firstUnknown([c.loopCondition, c.loopStep, c.result], inner)
       );
     }
+    // Stryker disable next-line ConditionalExpression: falling out of the switch returns undefined too.
     default:
       return undefined;
   }

@@ -1,4 +1,5 @@
 import type { ActorGrantObject } from '../model/index.js';
+import { compareNames } from './compare-names.js';
 import type { IdentityConflict } from './index-identities.js';
 import type { IndexedGrant } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
@@ -17,7 +18,7 @@ export function indexGrants(
   conflicts: ReadonlyMap<string, IdentityConflict> = new Map(),
 ): Map<string, IndexedGrant[]> {
   const byActor = new Map<string, IndexedGrant[]>();
-  const sorted = [...objects].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const sorted = [...objects].sort((a, b) => compareNames(a.metadata.name, b.metadata.name));
   for (const object of sorted) {
     const conflict = conflicts.get(object.metadata.name);
     if (conflict !== undefined) {
@@ -45,7 +46,7 @@ export function indexGrants(
     setStatus(object, statuses, isCapability);
   }
   for (const [actorId, list] of byActor) if (list.length === 0) byActor.delete(actorId);
-  return new Map([...byActor].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return new Map([...byActor].sort(([a], [b]) => compareNames(a, b)));
 }
 
 function setStatus(
@@ -57,13 +58,18 @@ function setStatus(
     .map((g) => g.constraints?.timeWindow?.timezone)
     .filter((z) => z !== undefined);
   const badZones = [...new Set(zones.filter((z) => !isKnownTimeZone(z)))];
-  if (badZones.length > 0)
+  if (badZones.length > 0) {
+    const first = object.spec.grants.findIndex((g) =>
+      // Stryker disable next-line StringLiteral: validated zones are never empty, so a grant without one matches no bad zone.
+      badZones.includes(g.constraints?.timeWindow?.timezone ?? ''),
+    );
     return statuses.set(
       object,
       'InvalidSpec',
       `unknown time zone(s) ${badZones.join(', ')}; the grants using them deny until fixed`,
-      `spec.grants[${object.spec.grants.findIndex((g) => badZones.includes(g.constraints?.timeWindow?.timezone ?? ''))}].constraints.timeWindow.timezone`,
+      `spec.grants[${first}].constraints.timeWindow.timezone`,
     );
+  }
   const unknown = [...new Set(object.spec.grants.map((g) => g.capability).filter((c) => !isCapability(c)))];
   if (unknown.length > 0)
     return statuses.set(

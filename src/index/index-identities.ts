@@ -34,10 +34,8 @@ export function indexIdentities(objects: readonly ActorGrantObject[]): IndexedId
   const bindings = new Map<string, IdentityBinding>();
   const conflicts = new Map<string, IdentityConflict>();
   for (const object of [...objects].sort(olderFirst)) {
-    const subjects = object.spec.actor.subjects ?? [];
-    if (subjects.length === 0) continue;
     const actorId = object.spec.actor.id;
-    const usernames = subjects.map(subjectUsername);
+    const usernames = (object.spec.actor.subjects ?? []).map(subjectUsername);
     const index = usernames.findIndex((username) => {
       const held = bindings.get(username);
       return held !== undefined && held.actorId !== actorId;

@@ -1,5 +1,6 @@
 import type { PolicyObject } from '../model/index.js';
 import type { ArtefactCache } from './artefact-cache.js';
+import { compareNames } from './compare-names.js';
 import { compileCondition } from './compile-condition.js';
 import type { CompiledRule, IndexedPolicy } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
@@ -25,7 +26,7 @@ export function indexPolicies(
 ): IndexedPolicies {
   const policies = new Map<string, IndexedPolicy>();
   const rules = new Map<string, CompiledRule[]>();
-  for (const object of [...objects].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+  for (const object of [...objects].sort((a, b) => compareNames(a.metadata.name, b.metadata.name))) {
     const name = object.metadata.name;
     const compiled = cache.get<PolicyCompileResult>(`Policy/${name}`, object.spec, () =>
       compilePolicy(object),

@@ -1,4 +1,5 @@
 import type { ConfigObject, Kind, ObjectStatus } from '../model/index.js';
+import { compareNames } from './compare-names.js';
 import type { IdentityBinding } from './index-identities.js';
 import type {
   CompiledRule,
@@ -34,7 +35,7 @@ export class IndexSnapshot {
   private readonly grantsByPair = new Map<string, IndexedGrant[]>();
 
   constructor(private readonly parts: SnapshotParts) {
-    this.sortedCapabilities = [...parts.capabilities.values()].sort((a, b) => compare(a.name, b.name));
+    this.sortedCapabilities = [...parts.capabilities.values()].sort((a, b) => compareNames(a.name, b.name));
     for (const grants of parts.grantsByActor.values()) {
       for (const grant of grants) {
         const key = pairKey(grant.actorId, grant.capability);
@@ -93,7 +94,7 @@ export class IndexSnapshot {
 
   /** Every bound username, sorted. */
   boundIdentities(): readonly string[] {
-    return [...this.parts.identities.keys()].sort(compare);
+    return [...this.parts.identities.keys()].sort(compareNames);
   }
 
   status(kind: Kind, name: string): ObjectStatus | undefined {
@@ -132,8 +133,4 @@ function countsOf(parts: SnapshotParts): IndexCounts {
     boundIdentities: parts.identities.size,
     notReady: [...parts.statuses.values()].filter((s) => !s.status.ready).length,
   };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -47,6 +47,7 @@ describe('IndexStore', () => {
     });
     store.onChange(second);
     expect(() => store.replace([capability('a.one')])).toThrow(AggregateError);
+    expect(() => store.replace([capability('a.one')])).toThrow('an index change listener failed');
     expect(second).toHaveBeenCalled();
     expect(store.current().capability('a.one')).toBeDefined();
   });

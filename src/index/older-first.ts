@@ -1,4 +1,5 @@
 import type { ConfigObject } from '../model/index.js';
+import { compareNames } from './compare-names.js';
 
 /**
  * Orders objects oldest first (creationTimestamp, then name): where two objects claim the
@@ -7,10 +8,11 @@ import type { ConfigObject } from '../model/index.js';
 export function olderFirst(a: ConfigObject, b: ConfigObject): number {
   const diff = createdMs(a) - createdMs(b);
   if (diff !== 0 && !Number.isNaN(diff)) return diff;
-  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+  return compareNames(a.metadata.name, b.metadata.name);
 }
 
 function createdMs(object: ConfigObject): number {
+  // Stryker disable next-line StringLiteral: any text that is not a date parses to NaN, as '' does.
   const ms = Date.parse(object.metadata.creationTimestamp ?? '');
   return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
 }

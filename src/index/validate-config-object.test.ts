@@ -183,3 +183,73 @@ describe('validateConfigObject: actor subjects', () => {
     );
   });
 });
+
+describe('validateConfigObject: the envelope', () => {
+  const valid = () => ({
+    apiVersion: API_VERSION,
+    kind: 'Capability',
+    metadata: { name: 'payments-refund' },
+    spec: { name: 'payments.refund', riskLevel: 'high' },
+  });
+
+  it('rejects null as not a mapping', () => {
+    expect(validateConfigObject(null)).toEqual({ ok: false, errors: ['object: must be a mapping'] });
+  });
+
+  it('says what apiVersion and kind it got, or that there was none', () => {
+    const { apiVersion: _a, kind: _k, ...rest } = valid();
+    expect(errorsOf(rest)).toEqual([
+      'apiVersion: must be governance.arbiter.dev/v1alpha1, got nothing',
+      'kind: must be one of Capability, Policy, ActorGrant, got nothing',
+    ]);
+    expect(errorsOf({ ...valid(), apiVersion: 'v1', kind: 'Thing' })).toEqual([
+      'apiVersion: must be governance.arbiter.dev/v1alpha1, got "v1"',
+      'kind: must be one of Capability, Policy, ActorGrant, got "Thing"',
+    ]);
+  });
+
+  it.each([
+    'a',
+    'payments-refund',
+    'payments.refund-v2.example',
+    'a.b',
+    'a.bc',
+    'a.b-c',
+    '0.9',
+    'a'.repeat(253),
+  ])('accepts the object name %s', (name) => {
+    expect(errorsOf({ ...valid(), metadata: { name } })).toEqual([]);
+  });
+
+  it.each(['payments_refund', 'a.-b', 'a.b-', 'a..b', '-a', 'a.', 'a.B', 'a'.repeat(254)])(
+    'rejects the object name %s and says what a name may be',
+    (name) => {
+      expect(errorsOf({ ...valid(), metadata: { name } })).toEqual([
+        `metadata.name: ${JSON.stringify(name)} is not a valid object name (lower case letters, digits, '-' and '.', ` +
+          'starting and ending with a letter or digit, at most 253 characters)',
+      ]);
+    },
+  );
+
+  it('reports every problem of a spec at once', () => {
+    expect(errorsOf({ ...valid(), spec: { name: 'nodot', riskLevel: 'extreme', extra: 1 } })).toHaveLength(3);
+  });
+
+  it('keeps only the metadata fields that are set', () => {
+    const result = validateConfigObject({
+      ...valid(),
+      metadata: { name: 'x', generation: 2, labels: { a: 'b' } },
+    });
+    if (!result.ok) throw new Error(result.errors.join('; '));
+    expect(result.object.metadata).toStrictEqual({ name: 'x', generation: 2, labels: { a: 'b' } });
+  });
+
+  it('finds a forbidden key inside a list', () => {
+    const parameterSchema = JSON.parse(
+      '{"type":"object","allOf":[{"type":"object"},{"properties":{"__proto__":{"type":"string"}}}]}',
+    ) as Record<string, unknown>;
+    expect(errorsOf({ ...valid(), spec: { ...valid().spec, parameterSchema } })).toEqual([
+      'object.spec.parameterSchema.allOf[1].properties.__proto__: this key is not allowed',
+    ]);
+  });
+});
