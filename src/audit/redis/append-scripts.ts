@@ -1,4 +1,5 @@
 import { GENESIS_HASH } from '../chain.js';
+import { TREE_CHUNK_RECORDS } from './redis-keys.js';
 
 /**
  * How long a lease lasts (ms of Redis's clock): its holder alone may append meanwhile.
@@ -13,15 +14,17 @@ export const LEASE_AFTER_LOSSES = 3;
  * asks for the head and the lease.
  *
  * KEYS: 1 head, 2 stream, 3 ids, 4 time index, 5 cancel tombstone of this batch,
- *       6 prefix-max time records, 7 suffix-min time records,
- *       8.. the batch's distinct equality index keys.
+ *       6 prefix-max time records, 7 suffix-min time records, 8 and 9 the tree chunks of
+ *       the batch's first and last tree record, 10.. the batch's distinct equality index keys.
  * ARGV: 1 expected head seq, 2 expected head hash, 3 deadline in Redis-clock ms,
  *       4 races this batch has lost, 5 the writer's id, 6 entry count n (0: a probe),
  *       7 hash of the last entry, 8 since when the writer has been refused (Redis-clock ms,
- *       '' if it is not waiting), then n entry ids, n entry JSONs, n timestamps in ms,
+ *       '' if it is not waiting), 9 the tree records the batch completes ('' if the writer
+ *       does not know the tree's frontier), 10 the position of the first of them,
+ *       then n entry ids, n entry JSONs, n timestamps in ms,
  *       then for each equality index key (KEYS[8..], same order) the positions in the
  *       batch (1..n, space-separated) of the entries it indexes.
- * Reply: {'ok', last seq} | {'conflict', head seq, head hash[, 'lease']}
+ * Reply: {'ok', last seq, leaves in the tree} | {'conflict', head seq, head hash[, 'lease']}
  *        | {'busy', head seq, head hash, ms to wait} | {'landed', first seq}
  *        | {'cancelled'} | {'expired'} | {'headless'}.
  *
@@ -37,6 +40,11 @@ export const LEASE_AFTER_LOSSES = 3;
  * The deadline makes a call that reached Redis after its caller timed out (a slow or
  * blocked server) refuse to write, so a rejected append does not land later.
  *
+ * The Merkle tree grows with the chain: the records are stored only when the tree holds
+ * exactly the leaves up to the expected head (the head hash's `tree` field), which the
+ * compare on the head makes the writer's frontier. A tree that lags (a log older than the
+ * tree) is left to the catch-up script and the chain goes on.
+ *
  * All checks run before the first write, and only the first XADD of a batch can fail
  * (later ids are larger; the scores are numbers the caller checked), so an error reply
  * means nothing was written. Each index gets one command per batch, not one per entry.
@@ -44,12 +52,12 @@ export const LEASE_AFTER_LOSSES = 3;
 export const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return {'cancelled'} end
 local n = tonumber(ARGV[6])
-local ID, JSON, TIME, POS = 8, 8 + n, 8 + 2 * n, 8 + 3 * n - 7
+local ID, JSON, TIME, POS = 10, 10 + n, 10 + 2 * n, 3 * n + 1
 if n > 0 then
   local landed = redis.call('HGET', KEYS[3], ARGV[ID + 1])
   if landed then return {'landed', landed} end
 end
-local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'lease', 'lease_until', 'next', 'next_until', 'next_since')
+local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'lease', 'lease_until', 'next', 'next_until', 'next_since', 'tree')
 if not head[1] and redis.call('XLEN', KEYS[2]) > 0 then return {'headless'} end
 local seq = tonumber(head[1] or '0')
 local seqArg = string.format('%d', seq)
@@ -135,7 +143,7 @@ if #floor > 0 then each('ZADD', KEYS[6], floor) end
 redis.call('ZREMRANGEBYSCORE', KEYS[7], tminArg, '+inf')
 each('ZADD', KEYS[7], ceiling)
 
-for k = 8, #KEYS do
+for k = 10, #KEYS do
   local members = {}
   for p in string.gmatch(ARGV[POS + k], '%d+') do
     push(members, seqs[tonumber(p)], seqs[tonumber(p)])
@@ -143,8 +151,18 @@ for k = 8, #KEYS do
   each('ZADD', KEYS[k], members)
 end
 
-redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ARGV[ID + n])
-return {'ok', seqs[n]}
+local tree = tonumber(head[8] or '0')
+if ARGV[9] ~= '' and tree == seq then
+  local first = tonumber(ARGV[10])
+  local chunkStart = math.floor(first / ${TREE_CHUNK_RECORDS}) * ${TREE_CHUNK_RECORDS}
+  local room = (chunkStart + ${TREE_CHUNK_RECORDS} - first) * 32
+  redis.call('SETRANGE', KEYS[8], (first - chunkStart) * 32, string.sub(ARGV[9], 1, room))
+  if #ARGV[9] > room then redis.call('SETRANGE', KEYS[9], 0, string.sub(ARGV[9], room + 1)) end
+  tree = seq + n
+end
+
+redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ARGV[ID + n], 'tree', string.format('%d', tree))
+return {'ok', seqs[n], string.format('%d', tree)}
 `;
 
 /**
@@ -158,4 +176,27 @@ local landed = redis.call('HGET', KEYS[1], ARGV[1])
 if landed then return {'landed', landed} end
 redis.call('SET', KEYS[2], '1', 'EX', ARGV[2])
 return {'cancelled'}
+`;
+
+/**
+ * Hashes a lagging tree forward: stores the records of leaves [from, to) when the tree
+ * holds exactly `from` leaves, so that concurrent catch-ups and appends never store a
+ * record twice or leave a gap.
+ *
+ * KEYS: 1 head, 2 and 3 the tree chunks of the first and last record.
+ * ARGV: 1 from (leaves the tree must hold), 2 to, 3 the records, 4 position of the first.
+ * Reply: {'ok', to} | {'moved', leaves the tree holds}.
+ */
+export const TREE_CATCH_UP_SCRIPT = `
+local tree = tonumber(redis.call('HGET', KEYS[1], 'tree') or '0')
+if tree ~= tonumber(ARGV[1]) then return {'moved', string.format('%d', tree)} end
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+if tonumber(ARGV[2]) > seq then return {'moved', string.format('%d', tree)} end
+local first = tonumber(ARGV[4])
+local chunkStart = math.floor(first / ${TREE_CHUNK_RECORDS}) * ${TREE_CHUNK_RECORDS}
+local room = (chunkStart + ${TREE_CHUNK_RECORDS} - first) * 32
+redis.call('SETRANGE', KEYS[2], (first - chunkStart) * 32, string.sub(ARGV[3], 1, room))
+if #ARGV[3] > room then redis.call('SETRANGE', KEYS[3], 0, string.sub(ARGV[3], room + 1)) end
+redis.call('HSET', KEYS[1], 'tree', ARGV[2])
+return {'ok', ARGV[2]}
 `;

@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuditUnavailableError } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { sealEntry } from '../chain.js';
+import { leafInput, sealEntry } from '../chain.js';
+import type { TreeFrontier } from '../merkle/tree-frontier.js';
+import { leafHash } from '../merkle/tree-hash.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, encodeEntry, entryField, indexKeysOf } from './entry-codec.js';
 import { AuditAppendInDoubtError } from './errors.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { measureClockOffsetMs } from './redis-clock.js';
+import { growTree, RedisTreeStore, type TreeGrowth } from './redis-tree.js';
 import { LuaScript } from './run-script.js';
 import { sleep, withTimeout } from './timeout.js';
 
@@ -28,6 +31,8 @@ export interface ChainAppenderSettings {
   logger: AuditLogger;
   /** Called with each stored batch, in chain order. */
   onStored: (entries: readonly AuditEntry[]) => void;
+  /** A batch was stored while the Merkle tree lags the chain: the tree needs a catch-up. */
+  onTreeBehind?: () => void;
 }
 
 type EntryContent = Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>;
@@ -62,6 +67,8 @@ interface Flight {
   sealed: AuditEntry[];
   /** The head once the batch is stored: where the next batch is sealed. */
   head: ChainHead;
+  /** The tree's frontier once the batch is stored, when the writer knows it. */
+  frontier: TreeFrontier | undefined;
 }
 
 /** A batch whose script call got no reply: it may or may not be stored. */
@@ -104,13 +111,18 @@ export class ChainAppender {
   private readonly writerId = randomUUID();
   /** Since when (Redis's clock) this writer's batches have been refused, if they are. */
   private waitingSinceMs: number | undefined;
+  /** The Merkle tree's frontier at this.head, when known; read again after the head moved under us. */
+  private frontier: TreeFrontier | undefined;
+  private readonly tree: RedisTreeStore;
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisAuditKeys,
     private head: ChainHead,
     private readonly settings: ChainAppenderSettings,
-  ) {}
+  ) {
+    this.tree = new RedisTreeStore(redis, keys);
+  }
 
   append(event: AuditEventInput): Promise<AuditEntry> {
     if (Number.isNaN(Date.parse(event.timestamp))) {
@@ -220,13 +232,23 @@ export class ChainAppender {
       this.fail(batch, err);
       return;
     }
-    const base = this.inFlight.at(-1)?.head ?? this.head;
+    const last = this.inFlight.at(-1);
+    const base = last?.head ?? this.head;
     const sealed = sealBatch(
       batch.appends.map((p) => p.content),
       base,
     );
-    const flight: Flight = { batch, sealed, head: headOf(sealed) };
-    const call = APPEND.run(this.redis, ...this.appendArguments(batch, sealed, base));
+    const frontier = last ? last.frontier : this.frontier;
+    const growth =
+      frontier?.size === base.seq
+        ? growTree(
+            this.keys,
+            frontier,
+            sealed.map((entry) => leafHash(leafInput(entry))),
+          )
+        : undefined;
+    const flight: Flight = { batch, sealed, head: headOf(sealed), frontier: growth?.frontier };
+    const call = APPEND.run(this.redis, ...this.appendArguments(batch, sealed, base, growth));
     this.inFlight.push(flight);
     void this.complete(flight, call);
   }
@@ -234,6 +256,7 @@ export class ChainAppender {
   /** Settles batches in doubt, and waits as the last reply to a batch that lost said. */
   private async beforeResend(batch: Batch): Promise<void> {
     if (this.doubtful.length > 0) await this.settleDoubtful(Math.max(1, batch.deadline - Date.now()));
+    if (this.frontier?.size !== this.head.seq) await this.readFrontier(batch.deadline);
     while (batch.waitMs > 0) {
       await sleep(Math.min(batch.waitMs, batch.deadline - Date.now()));
       await this.probe(batch);
@@ -243,10 +266,30 @@ export class ChainAppender {
     if (batch.losses > 1 && !batch.leased) await sleep(Math.random() * Math.min(50, 2 ** batch.losses));
   }
 
+  /** The tree's frontier at the head, read after the head moved under this writer; unknown if the tree lags. */
+  private async readFrontier(deadline: number): Promise<void> {
+    const size = this.head.seq;
+    try {
+      const frontier = await withTimeout(
+        this.tree.frontier(size),
+        deadline - Date.now(),
+        'audit tree frontier',
+      );
+      this.frontier = this.head.seq === size ? frontier : undefined;
+    } catch (err) {
+      // The chain goes on without the tree's records; a catch-up hashes them in later.
+      this.frontier = undefined;
+      this.settings.logger.warn(
+        { err },
+        'audit tree frontier could not be read; appending without tree records',
+      );
+    }
+  }
+
   /** Asks for the head and the lease without sending entries (nothing can be stored). */
   private async probe(batch: Batch): Promise<void> {
     this.assertCanSend(batch.deadline);
-    const call = APPEND.run(this.redis, ...this.appendArguments(batch, [], this.head));
+    const call = APPEND.run(this.redis, ...this.appendArguments(batch, [], this.head, undefined));
     const reply = (await withTimeout(call, batch.deadline - Date.now(), 'audit append probe')) as string[];
     const [status, seq, hash, wait] = reply;
     if (status !== 'busy' && status !== 'conflict') throw refusal(status);
@@ -289,6 +332,9 @@ export class ChainAppender {
     if (status === 'ok') {
       // Replies come in the order of the calls, so this is the newest head.
       this.head = flight.head;
+      const treeBehind = Number(second) !== flight.head.seq;
+      this.frontier = treeBehind ? undefined : flight.frontier;
+      if (treeBehind) this.settings.onTreeBehind?.();
       this.waitingSinceMs = undefined;
       await this.waitForReplicas(batch.deadline);
       return sealed;
@@ -331,7 +377,9 @@ export class ChainAppender {
     batch: Batch,
     sealed: AuditEntry[],
     base: ChainHead,
-  ): [string[], (string | number)[]] {
+    growth: TreeGrowth | undefined,
+  ): [string[], (string | number | Buffer)[]] {
+    const treeKey = growth?.firstKey ?? this.keys.treeChunk(0);
     const keys = [
       this.keys.head,
       this.keys.stream,
@@ -340,6 +388,8 @@ export class ChainAppender {
       this.keys.cancelled(batch.id),
       this.keys.timeFloor,
       this.keys.timeCeiling,
+      treeKey,
+      growth?.lastKey ?? treeKey,
     ];
     // The deadline travels in Redis's clock so the script can compare it with TIME.
     const redisDeadline = Math.floor(batch.deadline + this.clockOffsetMs);
@@ -367,6 +417,8 @@ export class ChainAppender {
       sealed.length,
       sealed.at(-1)?.hash ?? '',
       this.waitingSinceMs === undefined ? '' : Math.floor(this.waitingSinceMs),
+      growth?.records ?? '',
+      growth?.firstPosition ?? 0,
       ...ids,
       ...jsons,
       ...times,

@@ -12,6 +12,7 @@ import type {
   CheckpointStore,
   VerifyReport,
 } from '../audit-log.js';
+import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { GENESIS_HASH } from '../chain.js';
 import { ChainAppender } from './chain-appender.js';
 import { verifyStream, verifyUpTo } from './chain-check.js';
@@ -22,6 +23,8 @@ import { DEFAULT_KEY_PREFIX, RedisAuditKeys } from './redis-keys.js';
 import { readEntries } from './stream-reader.js';
 import { lastStreamId, StreamTail } from './stream-tail.js';
 import { withTimeout } from './timeout.js';
+import { RedisTreeStore } from './redis-tree.js';
+import { catchUpRedisTree } from './tree-catch-up.js';
 
 export interface RedisAuditLogOptions {
   /** A redis:// URL, or a client whose settings are copied: the log always opens its own connections. */
@@ -121,6 +124,8 @@ export class RedisAuditLog implements AuditLog {
   private readonly checkpointer: Checkpointer | undefined;
   private readonly tail: StreamTail;
   private closed = false;
+  private catchingUp: Promise<void> | undefined;
+  private catchUpAgain = false;
 
   /** Use openRedisAuditLog. */
   constructor(
@@ -156,6 +161,7 @@ export class RedisAuditLog implements AuditLog {
         const last = entries[entries.length - 1];
         if (last) this.checkpointer?.offer(this.checkpointOf(last));
       },
+      onTreeBehind: () => void this.catchUpTree(),
     });
     this.tail = new StreamTail(
       () => {
@@ -184,6 +190,36 @@ export class RedisAuditLog implements AuditLog {
     });
     await this.checkpointer?.start(() => this.headCheckpoint());
     await this.warnIfBehindCheckpoints();
+    // In the background: a log older than the tree may take a while to hash in.
+    void this.catchUpTree();
+  }
+
+  /**
+   * Hashes entries the Merkle tree lacks into it (one run at a time; asked again while
+   * running, it runs once more). Resolves when the tree has caught up or cannot.
+   */
+  catchUpTree(): Promise<void> {
+    if (this.catchingUp) {
+      this.catchUpAgain = true;
+      return this.catchingUp;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.catchUpAgain = false;
+        try {
+          await catchUpRedisTree(this.redis, this.keys, this.settings.logger);
+        } catch (err) {
+          this.settings.logger.warn({ err }, 'audit tree catch-up failed; retried with the next batch');
+        }
+      } while (this.catchUpAgain && !this.closed);
+    };
+    this.catchingUp = run().finally(() => (this.catchingUp = undefined));
+    return this.catchingUp;
+  }
+
+  /** The Merkle tree over the chain, stored beside it in Redis. */
+  tree(): AuditTree {
+    return new StoredAuditTree(new RedisTreeStore(this.redis, this.keys));
   }
 
   /** A head behind the newest checkpoint means Redis lost or was stripped of entries. */
@@ -256,6 +292,7 @@ export class RedisAuditLog implements AuditLog {
     if (this.closed) return;
     this.closed = true;
     await this.appender.idle();
+    await this.catchingUp;
     if (this.appender.doubtfulCount > 0) await this.appender.settleDoubtful(this.settings.settleTimeoutMs);
     await this.tail.stop();
     if (this.checkpointer) {

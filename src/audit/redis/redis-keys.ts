@@ -1,6 +1,9 @@
 /** Default key prefix; the braces are a Redis Cluster hash tag so every key of the log shares one slot. */
 export const DEFAULT_KEY_PREFIX = 'arbiter:{audit}';
 
+/** Tree records per Redis string: 2 MiB each, far below Redis's 512 MB limit on a string. */
+export const TREE_CHUNK_RECORDS = 65536;
+
 /** Query filters kept as Redis indexes (sorted sets of seq). */
 export const INDEXED_FIELDS = ['actor_id', 'capability', 'outcome', 'decision_id', 'event_type'] as const;
 export type IndexedField = (typeof INDEXED_FIELDS)[number];
@@ -56,6 +59,20 @@ export class RedisAuditKeys {
   /** Sorted set member seq, score seq, of the entries whose `field` equals `value`. */
   index(field: IndexedField, value: string): string {
     return `${this.prefix}:idx:${field}:${value}`;
+  }
+
+  /**
+   * The Merkle tree's nodes, 32-byte records in append order (merkle/tree-layout.ts), in
+   * strings of TREE_CHUNK_RECORDS records each: record p is in chunk floor(p / size).
+   */
+  treeChunk(chunk: number): string {
+    return `${this.prefix}:tree:${chunk}`;
+  }
+
+  /** The chunk key and byte offset of tree record `position`. */
+  treeRecord(position: number): { key: string; offset: number } {
+    const chunk = Math.floor(position / TREE_CHUNK_RECORDS);
+    return { key: this.treeChunk(chunk), offset: (position - chunk * TREE_CHUNK_RECORDS) * 32 };
   }
 
   /** Tombstone of a batch whose append timed out: the script refuses to store it later. */

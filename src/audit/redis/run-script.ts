@@ -10,7 +10,11 @@ export class LuaScript {
   }
 
   /** NOSCRIPT means the script did not run at all, so falling back to EVAL is safe. */
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    redis: Redis,
+    keys: readonly string[],
+    args: readonly (string | number | Buffer)[],
+  ): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {

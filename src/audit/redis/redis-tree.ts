@@ -1,0 +1,79 @@
+import type { Redis } from 'ioredis';
+import type { TreeNodeStore } from '../audit-tree.js';
+import { appendLeaf, frontierNodes, type TreeFrontier } from '../merkle/tree-frontier.js';
+import { HASH_BYTES, type TreeHash } from '../merkle/tree-hash.js';
+import { nodesStoredFor, storedPosition } from '../merkle/tree-layout.js';
+import { type NodeId, nodeKey } from '../merkle/tree-shape.js';
+import type { RedisAuditKeys } from './redis-keys.js';
+
+/** The tree records a batch adds, where they go, and the frontier after it. */
+export interface TreeGrowth {
+  records: Buffer;
+  firstPosition: number;
+  firstKey: string;
+  lastKey: string;
+  frontier: TreeFrontier;
+}
+
+/** Hashes leaves into the tree whose frontier is known: the records to store and the new frontier. */
+export function growTree(
+  keys: RedisAuditKeys,
+  frontier: TreeFrontier,
+  leaves: readonly TreeHash[],
+): TreeGrowth {
+  const firstPosition = nodesStoredFor(frontier.size);
+  const records: TreeHash[] = [];
+  let next = frontier;
+  for (const leaf of leaves) {
+    const appended = appendLeaf(next, leaf);
+    for (const { hash } of appended.completed) records.push(hash);
+    next = appended.frontier;
+  }
+  const lastPosition = firstPosition + Math.max(records.length, 1) - 1;
+  return {
+    records: Buffer.concat(records),
+    firstPosition,
+    firstKey: keys.treeRecord(firstPosition).key,
+    lastKey: keys.treeRecord(lastPosition).key,
+    frontier: next,
+  };
+}
+
+/** The Redis log's tree: its size is the head's `tree` field, its nodes the chunked records. */
+export class RedisTreeStore implements TreeNodeStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisAuditKeys,
+  ) {}
+
+  async leaves(): Promise<number> {
+    return Number((await this.redis.hget(this.keys.head, 'tree')) ?? 0);
+  }
+
+  async readNodes(nodes: readonly NodeId[]): Promise<Map<string, TreeHash>> {
+    if (nodes.length === 0) return new Map();
+    const pipeline = this.redis.pipeline();
+    for (const node of nodes) {
+      const { key, offset } = this.keys.treeRecord(storedPosition(node));
+      pipeline.getrangeBuffer(key, offset, offset + HASH_BYTES - 1);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const found = new Map<string, TreeHash>();
+    replies.forEach(([err, value], i) => {
+      if (err) throw err;
+      const record = value as Buffer;
+      // A record never written reads short or, inside a chunk, as zeros only where a later one was set.
+      if (record.length === HASH_BYTES) found.set(nodeKey(nodes[i]!), record);
+    });
+    return found;
+  }
+
+  /** The frontier of the tree at `size` leaves, when the tree holds exactly that many. */
+  async frontier(size: number): Promise<TreeFrontier | undefined> {
+    if ((await this.leaves()) !== size) return undefined;
+    const nodes = frontierNodes(size);
+    const hashes = await this.readNodes(nodes);
+    if (hashes.size !== new Set(nodes.map(nodeKey)).size) return undefined;
+    return { size, hashes: nodes.map((node) => hashes.get(nodeKey(node))!) };
+  }
+}

@@ -1,0 +1,85 @@
+import type { Redis } from 'ioredis';
+import type { AuditEntry } from '../audit-log.js';
+import type { AuditLogger } from '../audit-logger.js';
+import { hashEntry, leafInput } from '../chain.js';
+import { leafHash } from '../merkle/tree-hash.js';
+import { TREE_CATCH_UP_SCRIPT } from './append-scripts.js';
+import { decodeEntryOrThrow, entryField } from './entry-codec.js';
+import { type RedisAuditKeys, streamId } from './redis-keys.js';
+import { growTree, RedisTreeStore } from './redis-tree.js';
+import { LuaScript } from './run-script.js';
+
+const CATCH_UP = new LuaScript(TREE_CATCH_UP_SCRIPT);
+const CHUNK_LEAVES = 1000;
+
+/**
+ * Hashes the entries the tree lacks into it, oldest first, until it holds the head: a
+ * log older than the tree, or batches stored while a writer did not know the frontier.
+ * Each step stores its records only if the tree still holds what this step read, so
+ * replicas catching up at once never store a record twice. An entry whose hash or link
+ * does not hold is never hashed in: the catch-up stops there and says so.
+ */
+export async function catchUpRedisTree(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  logger: AuditLogger,
+): Promise<void> {
+  const store = new RedisTreeStore(redis, keys);
+  let unreadable: number | undefined;
+  for (;;) {
+    const [treeText, seqText] = await redis.hmget(keys.head, 'tree', 'seq');
+    const [tree, seq] = [Number(treeText ?? 0), Number(seqText ?? 0)];
+    if (tree >= seq) return;
+    const frontier = await store.frontier(tree);
+    if (frontier === undefined) {
+      // Moved since the read: look again; the same size twice means its records are gone.
+      if (unreadable === tree) {
+        logger.error({ tree }, 'audit tree records are missing; the tree cannot grow until it is rebuilt');
+        return;
+      }
+      unreadable = tree;
+      continue;
+    }
+    const to = Math.min(seq, tree + CHUNK_LEAVES);
+    // From the entry before: each new leaf must link to the one before it.
+    const items = await redis.xrange(keys.stream, streamId(Math.max(tree, 1)), streamId(to));
+    const read = items.map(([, fields]) => decodeEntryOrThrow(entryField(fields) ?? ''));
+    const previous = tree > 0 ? read.shift() : undefined;
+    const sound = read.slice(0, soundEntries(read, tree, previous?.seq === tree ? previous : undefined));
+    if (sound.length > 0) {
+      const growth = growTree(
+        keys,
+        frontier,
+        sound.map((entry) => leafHash(leafInput(entry))),
+      );
+      await CATCH_UP.run(
+        redis,
+        [keys.head, growth.firstKey, growth.lastKey],
+        [tree, tree + sound.length, growth.records, growth.firstPosition],
+      );
+    }
+    if (sound.length < to - tree) {
+      logger.error(
+        { seq: tree + sound.length + 1 },
+        'audit tree catch-up stops: the entry at this seq is missing or does not hash to its own hash',
+      );
+      return;
+    }
+  }
+}
+
+/** How many leading entries are seq tree+1, tree+2, ..., each hashing to its hash and linked to the one before. */
+function soundEntries(
+  entries: readonly AuditEntry[],
+  tree: number,
+  previous: AuditEntry | undefined,
+): number {
+  if (tree > 0 && previous === undefined) return 0;
+  let linkTo = previous?.hash;
+  for (const [i, entry] of entries.entries()) {
+    const linked = linkTo === undefined || entry.previous_hash === linkTo;
+    if (entry.seq !== tree + 1 + i || hashEntry(entry) !== entry.hash || !linked) return i;
+    linkTo = entry.hash;
+  }
+  return entries.length;
+}
