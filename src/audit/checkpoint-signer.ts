@@ -1,4 +1,4 @@
-import type { AuditTree } from './audit-tree.js';
+import { type AuditTree, TreeBeyondSizeError } from './audit-tree.js';
 import type { Checkpoint, CheckpointStore } from './audit-log.js';
 import type { AuditLogger } from './audit-logger.js';
 import { lastSigned } from './checkpoint-shape.js';
@@ -87,6 +87,14 @@ export async function saveCheckpoint(
   try {
     signed = await signer.sign(checkpoint, previous);
   } catch (err) {
+    if (err instanceof TreeBeyondSizeError) {
+      // The tree is still catching up with the chain: a later checkpoint gets signed.
+      logger.warn(
+        { err, seq: checkpoint.seq },
+        'audit checkpoint saved unsigned: the Merkle tree has not reached it yet',
+      );
+      return store.save(checkpoint);
+    }
     if (!(err instanceof CheckpointRefusedError)) throw err;
     logger.error(
       { err, seq: checkpoint.seq },

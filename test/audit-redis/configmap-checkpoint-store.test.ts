@@ -41,6 +41,23 @@ describeWithControlPlane('ConfigMap checkpoint store on a real kube-apiserver', 
     });
   });
 
+  it('stores a signed checkpoint only while the newest signed one is the one its signer extended', async () => {
+    const checkpoints = store('audit-signed-cas');
+    await checkpoints.save({ ...checkpoint(10), note: 'note A\n' }, { previousNote: null });
+    await checkpoints.save(checkpoint(15));
+    await expect(
+      checkpoints.save({ ...checkpoint(20), note: 'note B\n' }, { previousNote: null }),
+    ).rejects.toMatchObject({
+      code: 'checkpoint_conflict',
+    });
+    await checkpoints.save({ ...checkpoint(20), note: 'note B\n' }, { previousNote: 'note A\n' });
+    expect((await checkpoints.list()).map((c) => [c.seq, c.note ?? null])).toEqual([
+      [10, 'note A\n'],
+      [15, null],
+      [20, 'note B\n'],
+    ]);
+  });
+
   it('never replaces a checkpoint with one naming another hash at the same seq', async () => {
     const checkpoints = store('audit-no-replace');
     await checkpoints.save(checkpoint(5));

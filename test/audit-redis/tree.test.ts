@@ -65,7 +65,9 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const root = await tree.root(300);
     for (const entry of entries.filter((_, i) => i % 17 === 0)) {
       const proof = await b.tree().inclusionProof(entry.seq - 1, 300);
-      expect(() => verifyInclusion(entry.seq - 1, 300, leafHash(referenceLeaf(entry)), proof, root)).not.toThrow();
+      expect(() =>
+        verifyInclusion(entry.seq - 1, 300, leafHash(referenceLeaf(entry)), proof, root),
+      ).not.toThrow();
     }
     const consistency = await tree.consistencyProof(99, 300);
     const older = await tree.root(99);
@@ -105,7 +107,12 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const rewrite = admin.multi().del(keys.stream);
     for (const [id, fields] of items) {
       const entry = JSON.parse(fields[1] as string) as AuditEntry;
-      rewrite.xadd(keys.stream, id, 'entry', JSON.stringify(entry.seq === 7 ? { ...entry, outcome: 'ALLOW', risk_score: 0 } : entry));
+      rewrite.xadd(
+        keys.stream,
+        id,
+        'entry',
+        JSON.stringify(entry.seq === 7 ? { ...entry, outcome: 'ALLOW', risk_score: 0 } : entry),
+      );
     }
     await rewrite.exec();
     const errors: string[] = [];
@@ -117,7 +124,9 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     opened.push(second);
     await second.catchUpTree();
     expect(await second.tree().size()).toBe(6);
-    expect(errors).toContain('audit tree catch-up stops: the entry at this seq is missing or does not hash to its own hash');
+    expect(errors).toContain(
+      'audit tree catch-up stops: the entry at this seq is missing or does not hash to its own hash',
+    );
   });
 
   it('an entry altered in the stream after it was hashed in no longer matches its proof', async () => {

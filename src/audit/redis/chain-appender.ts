@@ -332,9 +332,7 @@ export class ChainAppender {
     if (status === 'ok') {
       // Replies come in the order of the calls, so this is the newest head.
       this.head = flight.head;
-      const treeBehind = Number(second) !== flight.head.seq;
-      this.frontier = treeBehind ? undefined : flight.frontier;
-      if (treeBehind) this.settings.onTreeBehind?.();
+      this.afterTreeGrew(flight, Number(second));
       this.waitingSinceMs = undefined;
       await this.waitForReplicas(batch.deadline);
       return sealed;
@@ -353,6 +351,13 @@ export class ChainAppender {
     const at = this.retry.findIndex((b) => b.order > batch.order);
     this.retry.splice(at < 0 ? this.retry.length : at, 0, batch);
     return undefined;
+  }
+
+  /** The tree holds `leaves` after the stored batch: behind the head, it needs a catch-up. */
+  private afterTreeGrew(flight: Flight, leaves: number): void {
+    const behind = leaves !== flight.head.seq;
+    this.frontier = behind ? undefined : flight.frontier;
+    if (behind) this.settings.onTreeBehind?.();
   }
 
   private fail(batch: Batch, err: unknown): void {

@@ -1,5 +1,6 @@
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
+import { type CheckpointSigner, saveCheckpoint } from '../checkpoint-signer.js';
 
 export interface CheckpointSettings {
   store: CheckpointStore;
@@ -11,6 +12,8 @@ export interface CheckpointSettings {
   isLeader: () => boolean;
   /** How long a listed set of checkpoints is reused before reading the store again. */
   listCacheMs: number;
+  /** Signs checkpoints of the Merkle tree when the log has a signing key. */
+  signer?: CheckpointSigner;
 }
 
 /**
@@ -54,7 +57,7 @@ export class Checkpointer {
     this.lastSavedSeq = head.seq;
     this.saving = this.saving.then(async () => {
       try {
-        await this.settings.store.save(head);
+        await saveCheckpoint(this.settings.store, head, this.settings.signer, this.logger);
         this.cached = undefined;
       } catch (err) {
         this.logger.warn({ err, seq: head.seq }, 'audit checkpoint could not be saved');

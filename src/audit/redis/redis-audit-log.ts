@@ -14,6 +14,7 @@ import type {
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { GENESIS_HASH } from '../chain.js';
+import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
 import { ChainAppender } from './chain-appender.js';
 import { verifyStream, verifyUpTo } from './chain-check.js';
 import { Checkpointer } from './checkpointer.js';
@@ -54,6 +55,8 @@ export interface RedisAuditLogOptions {
     intervalMs?: number;
     /** Default: always (a single replica). */
     isLeader?: () => boolean;
+    /** Sign checkpoints of the Merkle tree (C2SP checkpoints) with this key. */
+    signing?: CheckpointSigning;
   };
   /** XRANGE COUNT of verification scans. Default 1000. */
   verifyChunkEntries?: number;
@@ -143,6 +146,7 @@ export class RedisAuditLog implements AuditLog {
             intervalMs: cp.intervalMs ?? 60_000,
             isLeader: cp.isLeader ?? (() => true),
             listCacheMs: 5000,
+            ...(cp.signing ? { signer: new CheckpointSigner(cp.signing, this.tree()) } : {}),
           },
           settings.logger,
         )

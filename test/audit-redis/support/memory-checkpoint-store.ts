@@ -1,4 +1,5 @@
 import type { Checkpoint, CheckpointStore } from '../../../src/audit/audit-log.js';
+import { checkPreviousNote } from '../../../src/audit/checkpoint-shape.js';
 
 /** Checkpoints held in memory: the tests' stand-in for the ConfigMap (not a Redis double). */
 export class MemoryCheckpointStore implements CheckpointStore {
@@ -10,7 +11,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return Promise.resolve([...this.checkpoints]);
   }
 
-  save(checkpoint: Checkpoint): Promise<void> {
+  async save(checkpoint: Checkpoint, options?: { previousNote: string | null }): Promise<void> {
+    if (options) checkPreviousNote(this.checkpoints, options.previousNote);
     this.checkpoints.push(checkpoint);
     this.checkpoints.splice(0, Math.max(0, this.checkpoints.length - this.retain));
     return Promise.resolve();

@@ -1,0 +1,103 @@
+import canonicalizeModule from 'canonicalize';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../src/audit/audit-log.js';
+import { naiveRoot } from '../../src/audit/merkle/test-naive-tree.js';
+import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
+import { parseCheckpoint } from '../../src/audit/note/checkpoint-note.js';
+import { generateSigningKey, verifierOf } from '../../src/audit/note/note-keys.js';
+import { openNote } from '../../src/audit/note/signed-note.js';
+import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
+import { startRedisServer, type RedisServer } from '../env/redis-server.js';
+import { decisionEvent } from './support/events.js';
+import { MemoryCheckpointStore } from './support/memory-checkpoint-store.js';
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+describe('Redis audit log: signed checkpoints', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  const opened: RedisAuditLog[] = [];
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    for (const log of opened) await log.close();
+    admin?.disconnect();
+    await server?.dispose();
+  });
+
+  const key = generateSigningKey('arbiter.test/redis-audit');
+  const signing = { key, origin: 'arbiter.test/redis-audit' };
+
+  async function open(
+    prefix: string,
+    store: MemoryCheckpointStore,
+    isLeader: boolean,
+    errors: string[] = [],
+  ) {
+    const log = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: prefix,
+      checkpoints: { store, everyEntries: 20, intervalMs: 0, isLeader: () => isLeader, signing },
+      logger: { info: () => undefined, warn: () => undefined, error: (_d, message) => errors.push(message) },
+    });
+    opened.push(log);
+    return log;
+  }
+
+  const bodies = (store: MemoryCheckpointStore) =>
+    store.checkpoints
+      .filter((c) => c.note)
+      .map((c) => parseCheckpoint(openNote(c.note!, [verifierOf(key)]).text));
+
+  it('the leader signs checkpoints of the shared tree that replicas write to; each extends the one before', async () => {
+    const store = new MemoryCheckpointStore();
+    const leader = await open('signed1:{audit}', store, true);
+    const follower = await open('signed1:{audit}', store, false);
+    for (let round = 0; round < 3; round++) {
+      await Promise.all([
+        ...Array.from({ length: 15 }, (_, i) => leader.append(decisionEvent(round * 100 + i))),
+        ...Array.from({ length: 15 }, (_, i) => follower.append(decisionEvent(round * 100 + 50 + i))),
+      ]);
+      await Promise.all([leader.catchUpTree(), follower.catchUpTree()]);
+    }
+    await expect.poll(() => bodies(store).length).toBeGreaterThanOrEqual(2);
+    const items = await admin.xrange(new RedisAuditKeys('signed1:{audit}').stream, '-', '+');
+    const leaves = items.map(([, fields]) => {
+      const { hash: _hash, ...content } = JSON.parse(fields[1] as string) as AuditEntry;
+      return Buffer.from(canonicalize(content) ?? '', 'utf8');
+    });
+    const signed = bodies(store);
+    for (const body of signed) {
+      expect(body.origin).toBe('arbiter.test/redis-audit');
+      expect(body.root.equals(naiveRoot(leaves.slice(0, body.size))), `size ${body.size}`).toBe(true);
+    }
+    for (let i = 1; i < signed.length; i++) {
+      const [older, newer] = [signed[i - 1]!, signed[i]!];
+      const proof = await follower.tree().consistencyProof(older.size, newer.size);
+      expect(() => verifyConsistency(older.size, newer.size, proof, older.root, newer.root)).not.toThrow();
+    }
+  });
+
+  it('refuses to sign once the history in Redis was rewritten under the signed checkpoints', async () => {
+    const store = new MemoryCheckpointStore();
+    const first = await open('signed2:{audit}', store, true);
+    for (let i = 0; i < 20; i++) await first.append(decisionEvent(i));
+    await expect.poll(() => bodies(store).map((b) => b.size)).toEqual([20]);
+    await first.close();
+    // Someone with redis-cli replaces the log: every key of the prefix, rewritten from genesis.
+    const keys = await admin.keys('signed2:{audit}*');
+    await admin.del(...keys);
+    const errors: string[] = [];
+    const second = await open('signed2:{audit}', store, true, errors);
+    for (let i = 0; i < 40; i++) await second.append(decisionEvent(500 + i));
+    await expect.poll(() => store.checkpoints.map((c) => c.seq)).toContain(40);
+    expect(store.checkpoints.filter((c) => c.note).map((c) => c.seq)).toEqual([20]);
+    expect(errors).toContain(
+      'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',
+    );
+  });
+});
