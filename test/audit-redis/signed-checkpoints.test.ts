@@ -1,33 +1,16 @@
-import canonicalizeModule from 'canonicalize';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../src/audit/audit-log.js';
-import { naiveRoot } from '../../src/audit/merkle/test-naive-tree.js';
+import { describe, expect, it } from 'vitest';
+import { naiveRoot, referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
 import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
 import { parseCheckpoint } from '../../src/audit/note/checkpoint-note.js';
 import { generateSigningKey, verifierOf } from '../../src/audit/note/note-keys.js';
 import { openNote } from '../../src/audit/note/signed-note.js';
-import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
-import { startRedisServer, type RedisServer } from '../env/redis-server.js';
+import { openRedisAuditLog, RedisAuditKeys } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from './support/memory-checkpoint-store.js';
-
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+import { useRedisSuite } from './support/redis-suite.js';
 
 describe('Redis audit log: signed checkpoints', () => {
-  let server: RedisServer;
-  let admin: Redis;
-  const opened: RedisAuditLog[] = [];
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    for (const log of opened) await log.close();
-    admin?.disconnect();
-    await server?.dispose();
-  });
+  const redis = useRedisSuite();
 
   const key = generateSigningKey('arbiter.test/redis-audit');
   const signing = { key, origin: 'arbiter.test/redis-audit' };
@@ -39,13 +22,12 @@ describe('Redis audit log: signed checkpoints', () => {
     errors: string[] = [],
   ) {
     const log = await openRedisAuditLog({
-      redis: server.url,
+      redis: redis.url(),
       keyPrefix: prefix,
       checkpoints: { store, everyEntries: 20, intervalMs: 0, isLeader: () => isLeader, signing },
       logger: { info: () => undefined, warn: () => undefined, error: (_d, message) => errors.push(message) },
     });
-    opened.push(log);
-    return log;
+    return redis.track(log);
   }
 
   const bodies = (store: MemoryCheckpointStore) =>
@@ -65,11 +47,8 @@ describe('Redis audit log: signed checkpoints', () => {
       await Promise.all([leader.catchUpTree(), follower.catchUpTree()]);
     }
     await expect.poll(() => bodies(store).length).toBeGreaterThanOrEqual(2);
-    const items = await admin.xrange(new RedisAuditKeys('signed1:{audit}').stream, '-', '+');
-    const leaves = items.map(([, fields]) => {
-      const { hash: _hash, ...content } = JSON.parse(fields[1] as string) as AuditEntry;
-      return Buffer.from(canonicalize(content) ?? '', 'utf8');
-    });
+    const items = await redis.admin().xrange(new RedisAuditKeys('signed1:{audit}').stream, '-', '+');
+    const leaves = items.map(([, fields]) => referenceLeafInput(JSON.parse(fields[1] as string) as object));
     const signed = bodies(store);
     for (const body of signed) {
       expect(body.origin).toBe('arbiter.test/redis-audit');
@@ -89,8 +68,8 @@ describe('Redis audit log: signed checkpoints', () => {
     await expect.poll(() => bodies(store).map((b) => b.size)).toEqual([20]);
     await first.close();
     // Someone with redis-cli replaces the log: every key of the prefix, rewritten from genesis.
-    const keys = await admin.keys('signed2:{audit}*');
-    await admin.del(...keys);
+    const keys = await redis.admin().keys('signed2:{audit}*');
+    await redis.admin().del(...keys);
     const errors: string[] = [];
     const second = await open('signed2:{audit}', store, true, errors);
     for (let i = 0; i < 40; i++) await second.append(decisionEvent(500 + i));

@@ -1,47 +1,23 @@
-import canonicalizeModule from 'canonicalize';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
-import { naiveRoot } from '../../src/audit/merkle/test-naive-tree.js';
+import { naiveRoot, referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
 import { leafHash } from '../../src/audit/merkle/tree-hash.js';
 import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
 import { verifyInclusion } from '../../src/audit/merkle/verify-inclusion.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
-import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import { decisionEvent } from './support/events.js';
-
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
-
-/** The leaf input by RFC 8785 as the independent canonicalize package writes it. */
-function referenceLeaf(entry: AuditEntry): Buffer {
-  const { hash: _hash, ...content } = entry;
-  return Buffer.from(canonicalize(content) ?? '', 'utf8');
-}
+import { useRedisSuite } from './support/redis-suite.js';
 
 describe('Redis audit log: the Merkle tree beside the chain', () => {
-  let server: RedisServer;
-  let admin: Redis;
-  const opened: RedisAuditLog[] = [];
+  const redis = useRedisSuite();
   let counter = 0;
 
-  beforeAll(async () => {
-    server = await startRedisServer();
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    for (const log of opened) await log.close();
-    admin?.disconnect();
-    await server?.dispose();
-  });
-
   async function open(prefix: string, options: { maxBatchEntries?: number } = {}): Promise<RedisAuditLog> {
-    const log = await openRedisAuditLog({ redis: server.url, keyPrefix: prefix, ...options });
-    opened.push(log);
-    return log;
+    return redis.track(await openRedisAuditLog({ redis: redis.url(), keyPrefix: prefix, ...options }));
   }
 
   async function streamEntries(keys: RedisAuditKeys): Promise<AuditEntry[]> {
-    const items = await admin.xrange(keys.stream, '-', '+');
+    const items = await redis.admin().xrange(keys.stream, '-', '+');
     return items.map(([, fields]) => JSON.parse(fields[1] as string) as AuditEntry);
   }
 
@@ -58,7 +34,7 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const tree = a.tree();
     expect(await tree.size()).toBe(300);
     const entries = await streamEntries(a.keys);
-    const leaves = entries.map(referenceLeaf);
+    const leaves = entries.map(referenceLeafInput);
     for (const size of [1, 99, 256, 300]) {
       expect((await tree.root(size)).equals(naiveRoot(leaves.slice(0, size))), `size ${size}`).toBe(true);
     }
@@ -66,7 +42,7 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     for (const entry of entries.filter((_, i) => i % 17 === 0)) {
       const proof = await b.tree().inclusionProof(entry.seq - 1, 300);
       expect(() =>
-        verifyInclusion(entry.seq - 1, 300, leafHash(referenceLeaf(entry)), proof, root),
+        verifyInclusion(entry.seq - 1, 300, leafHash(referenceLeafInput(entry)), proof, root),
       ).not.toThrow();
     }
     const consistency = await tree.consistencyProof(99, 300);
@@ -82,12 +58,12 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     for (let i = 0; i < 40; i++) await first.append(decisionEvent(i));
     await first.close();
     // A log written before the tree existed: no records, no tree size in the head.
-    await admin.del(keys.treeChunk(0));
-    await admin.hdel(keys.head, 'tree');
+    await redis.admin().del(keys.treeChunk(0));
+    await redis.admin().hdel(keys.head, 'tree');
     const second = await open(prefix);
     await Promise.all(Array.from({ length: 25 }, (_, i) => second.append(decisionEvent(100 + i))));
     await second.catchUpTree();
-    const leaves = (await streamEntries(keys)).map(referenceLeaf);
+    const leaves = (await streamEntries(keys)).map(referenceLeafInput);
     expect(leaves).toHaveLength(65);
     expect(await second.tree().size()).toBe(65);
     expect((await second.tree().root(65)).equals(naiveRoot(leaves))).toBe(true);
@@ -100,11 +76,11 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const first = await open(prefix);
     for (let i = 0; i < 12; i++) await first.append(decisionEvent(i));
     await first.close();
-    await admin.del(keys.treeChunk(0));
-    await admin.hdel(keys.head, 'tree');
+    await redis.admin().del(keys.treeChunk(0));
+    await redis.admin().hdel(keys.head, 'tree');
     // Entry 7 edited in the stream (DENY made ALLOW) before the tree was built.
-    const items = await admin.xrange(keys.stream, '-', '+');
-    const rewrite = admin.multi().del(keys.stream);
+    const items = await redis.admin().xrange(keys.stream, '-', '+');
+    const rewrite = redis.admin().multi().del(keys.stream);
     for (const [id, fields] of items) {
       const entry = JSON.parse(fields[1] as string) as AuditEntry;
       rewrite.xadd(
@@ -117,11 +93,11 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     await rewrite.exec();
     const errors: string[] = [];
     const second = await openRedisAuditLog({
-      redis: server.url,
+      redis: redis.url(),
       keyPrefix: prefix,
       logger: { info: () => undefined, warn: () => undefined, error: (_d, message) => errors.push(message) },
     });
-    opened.push(second);
+    redis.track(second);
     await second.catchUpTree();
     expect(await second.tree().size()).toBe(6);
     expect(errors).toContain(
@@ -137,8 +113,10 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     for (let i = 0; i < 10; i++) entries.push(await log.append(decisionEvent(i)));
     const root = await log.tree().root(10);
     const proof = await log.tree().inclusionProof(3, 10);
-    expect(() => verifyInclusion(3, 10, leafHash(referenceLeaf(entries[3]!)), proof, root)).not.toThrow();
+    expect(() =>
+      verifyInclusion(3, 10, leafHash(referenceLeafInput(entries[3]!)), proof, root),
+    ).not.toThrow();
     const altered = { ...entries[3]!, outcome: 'ALLOW' as const, data: { n: 99 } };
-    expect(() => verifyInclusion(3, 10, leafHash(referenceLeaf(altered)), proof, root)).toThrow();
+    expect(() => verifyInclusion(3, 10, leafHash(referenceLeafInput(altered)), proof, root)).toThrow();
   });
 });

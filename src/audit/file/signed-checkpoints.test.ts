@@ -1,10 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import canonicalizeModule from 'canonicalize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditLogger } from '../audit-logger.js';
 import type { Checkpoint } from '../audit-log.js';
-import { naiveRoot } from '../merkle/test-naive-tree.js';
+import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { verifyConsistency } from '../merkle/verify-consistency.js';
 import { parseCheckpoint } from '../note/checkpoint-note.js';
 import { generateSigningKey, type NoteSigningKey, verifierOf } from '../note/note-keys.js';
@@ -19,7 +18,6 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
 
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 const EVERY_TEN = { entries: 10, seconds: 3600 };
 
 function recordingLogger() {
@@ -50,10 +48,7 @@ function signedBodies(checkpoints: Checkpoint[], key: NoteSigningKey) {
 async function entryLeaves(): Promise<Buffer[]> {
   return (await readLogLines(dir))
     .filter((line) => line !== '')
-    .map((line) => {
-      const { hash: _hash, ...content } = JSON.parse(line) as Record<string, unknown>;
-      return Buffer.from(canonicalize(content) ?? '', 'utf8');
-    });
+    .map((line) => referenceLeafInput(JSON.parse(line) as object));
 }
 
 describe('signed checkpoints of the file audit log', () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
 
 /**
  * RFC 6962 section 2.1 written out as the RFC states it, recursively over the whole
@@ -48,4 +49,12 @@ export function naiveConsistency(m: number, leaves: readonly Uint8Array[]): Buff
 /** Leaf inputs 0..n-1, each distinct. */
 export function numberedLeaves(n: number): Buffer[] {
   return Array.from({ length: n }, (_, i) => Buffer.from(`leaf ${i}`));
+}
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+/** An audit entry's leaf input (RFC 8785 JSON without `hash`) as the independent canonicalize package writes it. */
+export function referenceLeafInput(entry: object): Buffer {
+  const { hash: _hash, ...content } = entry as { hash?: unknown };
+  return Buffer.from(canonicalize(content) ?? '', 'utf8');
 }

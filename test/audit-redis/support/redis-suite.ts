@@ -1,0 +1,32 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import type { RedisAuditLog } from '../../../src/audit/redis/index.js';
+import { startRedisServer, type RedisServer } from '../../env/redis-server.js';
+
+/**
+ * A real redis-server for one test file, an admin client (what someone with redis-cli
+ * can do to the log), and the logs a test opened, closed after the file.
+ */
+export function useRedisSuite() {
+  let server: RedisServer | undefined;
+  let admin: Redis | undefined;
+  const opened: RedisAuditLog[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    for (const log of opened) await log.close();
+    admin?.disconnect();
+    await server?.dispose();
+  });
+  return {
+    url: () => server!.url,
+    admin: () => admin!,
+    /** Closes the log after the file. */
+    track: (log: RedisAuditLog) => {
+      opened.push(log);
+      return log;
+    },
+  };
+}
