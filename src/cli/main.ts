@@ -46,6 +46,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./audit-keygen.js')).runAuditKeygen(argv),
   },
   {
+    words: ['audit', 'verify-proof'],
+    usage: 'audit verify-proof --vkey VKEY --entry ENTRY.json --proof PROOF',
+    summary: 'prove offline that one audit entry is in the signed log',
+    run: async (argv) => (await import('./audit-verify-proof.js')).runAuditVerifyProof(argv),
+  },
+  {
     words: ['audit', 'verify'],
     usage: 'audit verify FILE',
     summary: 'verify an audit export offline',
