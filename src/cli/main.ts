@@ -52,6 +52,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./audit-verify-proof.js')).runAuditVerifyProof(argv),
   },
   {
+    words: ['audit', 'verify-consistency'],
+    usage: 'audit verify-consistency --vkey VKEY --proof PROOF OLD NEW',
+    summary: 'prove offline that a signed checkpoint extends an older one',
+    run: async (argv) => (await import('./audit-verify-consistency.js')).runAuditVerifyConsistency(argv),
+  },
+  {
     words: ['audit', 'verify'],
     usage: 'audit verify FILE',
     summary: 'verify an audit export offline',

@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { verifyCheckpointConsistency } from '../audit/checkpoint-consistency.js';
+import { parseVerifierKey } from '../audit/note/note-keys.js';
+
+const HELP = `Usage: arbiter audit verify-consistency --vkey VKEY --proof PROOF OLD NEW
+
+Proves, offline, that the log at checkpoint NEW extends the log at checkpoint OLD: no
+entry of OLD's tree was changed or removed. OLD and NEW are signed checkpoints (GET
+/api/v1/audit/checkpoint saved at two times); PROOF is the JSON answer of
+GET /api/v1/audit/consistency?from=OLD_SIZE&to=NEW_SIZE, or one base64 hash per line.
+Sizes and roots are taken from the signed checkpoints only.
+
+Exit status: 0 consistent, 1 not (the reason on stderr), 2 usage error.
+`;
+
+function proofHashes(text: string): Buffer[] {
+  const lines = text.trimStart().startsWith('{')
+    ? ((JSON.parse(text) as { hashes?: unknown }).hashes as unknown[])
+    : text.split('\n').filter((line) => line.trim() !== '');
+  if (!Array.isArray(lines) || !lines.every((h) => typeof h === 'string'))
+    throw new Error('the proof holds no list of hashes');
+  return lines.map((h) => Buffer.from(h.trim(), 'base64'));
+}
+
+export async function runAuditVerifyConsistency(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { vkey: { type: 'string' }, proof: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help || !values.vkey || !values.proof || positionals.length !== 2) {
+    process.stdout.write(HELP);
+    return values.help ? 0 : 2;
+  }
+  try {
+    const vkeyText = await readFile(values.vkey, 'utf8').catch(() => values.vkey!);
+    const [older, newer, proof] = await Promise.all([
+      readFile(positionals[0]!, 'utf8'),
+      readFile(positionals[1]!, 'utf8'),
+      readFile(values.proof, 'utf8'),
+    ]);
+    const result = verifyCheckpointConsistency(
+      parseVerifierKey(vkeyText.trim()),
+      older,
+      newer,
+      proofHashes(proof),
+    );
+    process.stdout.write(
+      `consistent: ${result.newer.origin} at size ${result.newer.size} extends size ${result.older.size}\n`,
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`NOT CONSISTENT: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
