@@ -9,6 +9,10 @@ import { loadKubeConfig } from './kube-config.js';
 import { Backoff, type BackoffSettings } from '../controller/backoff.js';
 import { AuditUnavailableError } from '../model/index.js';
 import type { ServeOptions } from './serve-options.js';
+import { readFile } from 'node:fs/promises';
+import type { CheckpointSigning } from '../audit/checkpoint-signer.js';
+import { isValidKeyName, parseSigningKey } from '../audit/note/note-keys.js';
+import { ArbiterError } from '../model/index.js';
 
 const RETAIN_CHECKPOINTS = 100;
 
@@ -24,16 +28,55 @@ export async function openAuditBackend(
   onWaiting: (reason: string) => void = () => undefined,
 ): Promise<AuditLog> {
   const auditLogger = logger.child({ component: 'audit' });
+  const signing = await readSigning(options.auditSigning);
+  if (signing)
+    auditLogger.info(
+      { origin: signing.origin, key_id: signing.key.keyId.toString(16).padStart(8, '0') },
+      'audit checkpoints are signed',
+    );
   if (options.redis) {
     const { redis } = options;
-    return untilReachable(() => openRedis(options, redis, auditLogger, isLeader), auditLogger, onWaiting);
+    return untilReachable(
+      () => openRedis(options, redis, auditLogger, isLeader, signing),
+      auditLogger,
+      onWaiting,
+    );
   }
   return openFileAuditLog({
     dir: options.dataDir,
     checkpointEvery: options.checkpointEvery,
     retainCheckpoints: RETAIN_CHECKPOINTS,
     logger: auditLogger,
+    ...(signing ? { signing } : {}),
   });
+}
+
+/** The checkpoint-signing key of --audit-signing-key; a bad file stops the start with the reason. */
+async function readSigning(options: ServeOptions['auditSigning']): Promise<CheckpointSigning | undefined> {
+  if (!options) return undefined;
+  let text: string;
+  try {
+    text = await readFile(options.keyFile, 'utf8');
+  } catch (err) {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--audit-signing-key: cannot read ${options.keyFile}: ${String(err)}`,
+    );
+  }
+  let key;
+  try {
+    key = parseSigningKey(text);
+  } catch (err) {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--audit-signing-key: ${options.keyFile}: ${(err as Error).message}`,
+    );
+  }
+  const origin = options.origin ?? key.name;
+  if (!isValidKeyName(origin) || origin !== origin.trim()) {
+    throw new ArbiterError('INVALID_REQUEST', `--audit-origin: "${origin}" is not a valid origin line`);
+  }
+  return { key, origin };
 }
 
 const REDIS_RETRY: BackoffSettings = { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, jitter: 0.2 };
@@ -69,6 +112,7 @@ function openRedis(
   redis: NonNullable<ServeOptions['redis']>,
   auditLogger: Logger,
   isLeader: () => boolean,
+  signing: CheckpointSigning | undefined,
 ): Promise<AuditLog> {
   return openRedisAuditLog({
     redis: redis.url,
@@ -81,6 +125,7 @@ function openRedis(
       isLeader,
       everyEntries: options.checkpointEvery.entries,
       intervalMs: options.checkpointEvery.seconds * 1000,
+      ...(signing ? { signing } : {}),
     },
     logger: auditLogger,
   });

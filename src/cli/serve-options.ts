@@ -17,6 +17,8 @@ export interface ServeOptions {
   pendingTtlSeconds: number;
   keyRateLimit: { requestsPerSecond: number; burst: number };
   checkpointEvery: { entries: number; seconds: number };
+  /** Sign checkpoints of the audit tree with the key in this file; the origin defaults to its name. */
+  auditSigning: { keyFile: string; origin: string | undefined } | undefined;
   shutdownGraceSeconds: number;
   verifyIntervalSeconds: number;
   /** Audit to a Redis stream instead of the data directory's file. */
@@ -58,6 +60,9 @@ Options:
   --key-burst N            burst per API key (default: 400)
   --checkpoint-entries N   checkpoint the audit chain every N entries (default: 1000)
   --checkpoint-seconds N   ... or every N seconds (default: 60)
+  --audit-signing-key FILE sign each checkpoint of the audit log's Merkle tree as a
+                           C2SP checkpoint with this key ("arbiter audit keygen")
+  --audit-origin ORIGIN    the checkpoints' origin line (default: the key's name)
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
   --verify-interval S      re-verify the whole audit chain every S seconds (default: 300)
   --redis URL              audit to a Redis stream (redis://HOST:PORT/DB); checkpoints
@@ -178,6 +183,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'key-burst': { type: 'string' },
       'checkpoint-entries': { type: 'string' },
       'checkpoint-seconds': { type: 'string' },
+      'audit-signing-key': { type: 'string' },
+      'audit-origin': { type: 'string' },
       'shutdown-grace': { type: 'string' },
       'verify-interval': { type: 'string' },
       redis: { type: 'string' },
@@ -237,11 +244,24 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       ),
       seconds: number(values['checkpoint-seconds'], 'checkpoint-seconds', 60, positive),
     },
+    auditSigning: auditSigningOptions(values),
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
     verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
     redis: values.redis ? redisOptions(values.redis, values) : undefined,
     kubernetes: inCluster ? kubernetesOptions(values, env) : refuseAdmissionWithoutCluster(values),
   };
+}
+
+function auditSigningOptions(values: {
+  'audit-signing-key'?: string;
+  'audit-origin'?: string;
+}): ServeOptions['auditSigning'] {
+  if (values['audit-signing-key'] === undefined) {
+    if (values['audit-origin'] !== undefined)
+      throw new ArbiterError('INVALID_REQUEST', '--audit-origin needs --audit-signing-key FILE');
+    return undefined;
+  }
+  return { keyFile: values['audit-signing-key'], origin: values['audit-origin'] };
 }
 
 /** Returns nothing: the kubernetes options of a process without a cluster. */
