@@ -4,6 +4,7 @@ import { errorHandler, notFoundHandler } from './error-handler.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
 import { auditRoutes } from './routes/audit.js';
+import { auditProofRoutes } from './routes/audit-proofs.js';
 import { configurationRoutes } from './routes/configuration.js';
 import { governanceRoutes } from './routes/governance.js';
 import { healthRoutes } from './routes/health.js';
@@ -27,6 +28,7 @@ export function createApp(deps: ApiDependencies): Express {
   app.use('/api/v1', governanceRoutes(deps));
   app.use('/api/v1', configurationRoutes(deps));
   app.use('/api/v1', auditRoutes(deps));
+  app.use('/api/v1', auditProofRoutes(deps));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

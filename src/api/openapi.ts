@@ -241,6 +241,62 @@ export function buildOpenApiDocument(version: string) {
           ok: { status: 200, schema: auditEntrySchema, type: 'application/x-ndjson' },
         }),
       },
+      '/api/v1/audit/checkpoint': {
+        get: operation({
+          summary: 'The latest signed checkpoint of the audit tree (C2SP signed note)',
+          scope: 'audit:read',
+          ok: { status: 200, schema: { type: 'string' }, type: 'text/plain' },
+        }),
+      },
+      '/api/v1/audit/proof/{seq}': {
+        get: operation({
+          summary:
+            'Inclusion proof of an entry against a signed checkpoint; ?format=tlog-proof for C2SP text',
+          scope: 'audit:read',
+          params: ['seq'],
+          query: {
+            type: 'object',
+            properties: {
+              tree_size: { type: 'string', pattern: '^[1-9][0-9]*$' },
+              format: { enum: ['json', 'tlog-proof'] },
+            },
+          },
+          ok: ok({
+            type: 'object',
+            required: ['seq', 'leaf_index', 'tree_size', 'hashes', 'checkpoint'],
+            properties: {
+              seq: { type: 'integer' },
+              leaf_index: { type: 'integer' },
+              tree_size: { type: 'integer' },
+              hashes: { type: 'array', items: { type: 'string', contentEncoding: 'base64' } },
+              checkpoint: { type: 'string' },
+            },
+          }),
+        }),
+      },
+      '/api/v1/audit/consistency': {
+        get: operation({
+          summary: 'Consistency proof between two tree sizes, up to the latest signed checkpoint',
+          scope: 'audit:read',
+          query: {
+            type: 'object',
+            required: ['from', 'to'],
+            properties: {
+              from: { type: 'string', pattern: '^(0|[1-9][0-9]*)$' },
+              to: { type: 'string', pattern: '^(0|[1-9][0-9]*)$' },
+            },
+          },
+          ok: ok({
+            type: 'object',
+            required: ['from', 'to', 'hashes'],
+            properties: {
+              from: { type: 'integer' },
+              to: { type: 'integer' },
+              hashes: { type: 'array', items: { type: 'string', contentEncoding: 'base64' } },
+            },
+          }),
+        }),
+      },
       '/api/v1/audit/verify': {
         get: operation({
           summary: 'Verify the whole chain against the checkpoints',

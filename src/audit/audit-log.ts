@@ -1,4 +1,5 @@
 import type { EventType, Outcome } from '../model/index.js';
+import type { AuditTree } from './audit-tree.js';
 
 /**
  * What a caller hands to the audit log. Fields not meaningful for an event are null
@@ -95,6 +96,10 @@ export interface AuditLog {
   isVerified(seq: number): Promise<boolean>;
   verify(): Promise<VerifyReport>;
   head(): Promise<ChainHead>;
+  /** The RFC 6962 Merkle tree over the entries (leaf index = seq - 1), stored beside them. */
+  tree(): AuditTree;
+  /** Retained checkpoints, oldest first; signed ones carry their C2SP note. */
+  checkpoints(): Promise<Checkpoint[]>;
   /** Live feed of appended entries (for SSE); returns the unsubscribe function. */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
   /** Flushes pending appends and releases resources. */

@@ -26,6 +26,8 @@ export function instrumentAuditLog(audit: AuditLog, metrics: Metrics): AuditLog 
     byDecision: (id) => audit.byDecision(id),
     isVerified: (seq) => audit.isVerified(seq),
     head: () => audit.head(),
+    tree: () => audit.tree(),
+    checkpoints: () => audit.checkpoints(),
     subscribe: (listener) => audit.subscribe(listener),
     close: () => audit.close(),
   };

@@ -98,7 +98,7 @@ export class FileAuditLog implements AuditLog {
   private readonly index: EntryIndex;
   private length: number;
   private last: HeadSnapshot | undefined;
-  private readonly checkpoints: CheckpointStore;
+  private readonly checkpointStore: CheckpointStore;
   private readonly checkpointer: Checkpointer;
   private readonly ranges: RangeVerifier;
   private readonly logger: AuditLogger;
@@ -110,7 +110,7 @@ export class FileAuditLog implements AuditLog {
     this.index = parts.loaded.index;
     this.length = parts.loaded.length;
     this.last = parts.loaded.head;
-    this.checkpoints = parts.store;
+    this.checkpointStore = parts.store;
     this.logger = parts.logger;
     this.newId = parts.newId;
     this.ranges = parts.ranges;
@@ -208,7 +208,7 @@ export class FileAuditLog implements AuditLog {
   async verify(): Promise<LineVerifyReport> {
     // Checkpoints first: each names a head committed before the snapshot taken next, so
     // one beyond the snapshot can only mean a truncated log, never a concurrent append.
-    const checkpoints = await this.checkpoints.list();
+    const checkpoints = await this.checkpointStore.list();
     // Head and length together, synchronously: both describe the same committed prefix.
     const head = this.currentHead();
     const report = await verifyLogFile(this.file, this.length, head, checkpoints);
@@ -218,6 +218,10 @@ export class FileAuditLog implements AuditLog {
 
   head(): Promise<ChainHead> {
     return Promise.resolve(this.currentHead());
+  }
+
+  checkpoints(): Promise<Checkpoint[]> {
+    return this.checkpointStore.list();
   }
 
   /** The Merkle tree over the entries, read from audit.tree. */

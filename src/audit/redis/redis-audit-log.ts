@@ -221,6 +221,10 @@ export class RedisAuditLog implements AuditLog {
     return this.catchingUp;
   }
 
+  checkpoints(): Promise<Checkpoint[]> {
+    return this.read('audit checkpoints', async () => (await this.checkpointer?.list()) ?? []);
+  }
+
   /** The Merkle tree over the chain, stored beside it in Redis. */
   tree(): AuditTree {
     return new StoredAuditTree(new RedisTreeStore(this.redis, this.keys));
