@@ -164,6 +164,18 @@ export const trailSchema = {
         hash: { type: 'string' },
         previous_hash: { type: 'string' },
         chain_verified: { type: 'boolean' },
+        inclusion_proof: {
+          type: ['object', 'null'],
+          description:
+            'Inclusion proof against the latest signed checkpoint; null until one covers the entry',
+          properties: {
+            seq: { type: 'integer' },
+            leaf_index: { type: 'integer' },
+            tree_size: { type: 'integer' },
+            hashes: { type: 'array', items: { type: 'string' } },
+            checkpoint: { type: 'string' },
+          },
+        },
       },
     },
   },

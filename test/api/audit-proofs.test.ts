@@ -168,6 +168,31 @@ describe('audit proofs over the API (embedded mode, signed checkpoints)', () => 
     expect(result.stdout).toMatch(/^proven: entry seq 3 is leaf 2 of arbiter.test\/api-audit/);
   });
 
+  it("adds the decision's inclusion proof to its trail's integrity, and null before a checkpoint covers it", async () => {
+    const decided = await get('/audit/log?event_type=governance.decision&limit=1');
+    const first = (decided.body.entries as AuditEntry[])[0]!;
+    const trail = await get(`/audit/log/${first.decision_id}`);
+    const proof = trail.body.integrity.inclusion_proof as {
+      leaf_index: number;
+      hashes: string[];
+      checkpoint: string;
+    };
+    expect(proof).toMatchObject({ seq: first.seq, leaf_index: first.seq - 1, tree_size: signedSizes.at(-1) });
+    const parsed = {
+      index: proof.leaf_index,
+      hashes: proof.hashes.map((h) => Buffer.from(h, 'base64')),
+      checkpoint: proof.checkpoint,
+    };
+    expect(() => verifyEntryProof({ logKey: vkey, entry: first, proof: parsed })).not.toThrow();
+    // A decision made after the last signed checkpoint has no proof yet.
+    const fresh = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+      key: KEYS.agent,
+      body: PROPOSAL,
+    });
+    const freshTrail = await get(`/audit/log/${fresh.body.decision_id}`);
+    expect(freshTrail.body.integrity.inclusion_proof).toBeNull();
+  });
+
   it('needs the audit:read scope', async () => {
     expect((await get('/audit/checkpoint', KEYS.agent)).status).toBe(403);
     expect((await get('/audit/proof/1', KEYS.agent)).status).toBe(403);

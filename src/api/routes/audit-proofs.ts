@@ -1,46 +1,15 @@
 import { Router } from 'express';
-import type { Checkpoint } from '../../audit/audit-log.js';
-import { parseCheckpoint } from '../../audit/note/checkpoint-note.js';
-import { splitNote } from '../../audit/note/signed-note.js';
 import { formatTlogProof } from '../../audit/note/tlog-proof.js';
-import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
+import { ArbiterError } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { makeGuard, stringQuery } from '../handler.js';
-
-/** A signed checkpoint with the tree size its note names. */
-interface SignedCheckpoint {
-  size: number;
-  note: string;
-}
-
-/** Signed checkpoints, oldest first, sized by their own note (the text that was signed). */
-async function signedCheckpoints(deps: ApiDependencies): Promise<SignedCheckpoint[]> {
-  const checkpoints: Checkpoint[] = await deps.audit.checkpoints();
-  return checkpoints
-    .filter((c): c is Checkpoint & { note: string } => c.note !== undefined)
-    .map((c) => ({ size: parseCheckpoint(splitNote(c.note).text).size, note: c.note }));
-}
-
-function latestSigned(signed: SignedCheckpoint[]): SignedCheckpoint {
-  const latest = signed.at(-1);
-  if (latest === undefined) {
-    throw new ArbiterError(
-      'NOT_FOUND',
-      'the audit log has no signed checkpoint yet (serve with --audit-signing-key, then wait for the next checkpoint)',
-    );
-  }
-  return latest;
-}
-
-/** Tree reads fail closed as 503 when the backend cannot answer, never as a 500. */
-async function fromTree<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof ArbiterError) throw err;
-    throw new AuditUnavailableError('the audit tree could not be read', { cause: err });
-  }
-}
+import {
+  fromTree,
+  inclusionProof,
+  inclusionProofView,
+  latestSigned,
+  signedCheckpoints,
+} from '../signed-tree.js';
 
 /** A non-negative decimal integer from a path or query value, or a 400 naming it. */
 function wholeNumber(raw: unknown, name: string, minimum: number): number {
@@ -65,7 +34,7 @@ export function auditProofRoutes(deps: ApiDependencies): Router {
   const guard = makeGuard(deps);
 
   router.get('/audit/checkpoint', guard('audit:read'), async (_req, res) => {
-    const latest = latestSigned(await signedCheckpoints(deps));
+    const latest = latestSigned(await signedCheckpoints(deps.audit));
     res.type('text/plain; charset=utf-8').send(latest.note);
   });
 
@@ -78,7 +47,7 @@ export function auditProofRoutes(deps: ApiDependencies): Router {
         `format must be json or tlog-proof, not ${JSON.stringify(query.format)}`,
       );
     }
-    const signed = await signedCheckpoints(deps);
+    const signed = await signedCheckpoints(deps.audit);
     const latest = latestSigned(signed);
     const treeSize =
       query.tree_size === undefined ? latest.size : wholeNumber(query.tree_size, 'tree_size', 1);
@@ -92,20 +61,14 @@ export function auditProofRoutes(deps: ApiDependencies): Router {
     if (seq > treeSize) {
       throw new ArbiterError('INVALID_REQUEST', `seq ${seq} is not in the tree of size ${treeSize}`);
     }
-    const hashes = await fromTree(() => deps.audit.tree().inclusionProof(seq - 1, treeSize));
+    const proof = await inclusionProof(deps.audit, seq, checkpoint);
     if (query.format === 'tlog-proof') {
       res
         .type('text/plain; charset=utf-8')
-        .send(formatTlogProof({ index: seq - 1, hashes, checkpoint: checkpoint.note }));
+        .send(formatTlogProof({ index: seq - 1, hashes: proof.hashes, checkpoint: proof.checkpoint }));
       return;
     }
-    res.json({
-      seq,
-      leaf_index: seq - 1,
-      tree_size: treeSize,
-      hashes: hashes.map((h) => h.toString('base64')),
-      checkpoint: checkpoint.note,
-    });
+    res.json(inclusionProofView(proof));
   });
 
   router.get('/audit/consistency', guard('audit:read'), async (req, res) => {
@@ -114,7 +77,7 @@ export function auditProofRoutes(deps: ApiDependencies): Router {
     const to = wholeNumber(query.to, 'to', 0);
     if (from > to)
       throw new ArbiterError('INVALID_REQUEST', `from (${from}) must not be larger than to (${to})`);
-    const latest = latestSigned(await signedCheckpoints(deps));
+    const latest = latestSigned(await signedCheckpoints(deps.audit));
     if (to > latest.size) {
       throw new ArbiterError(
         'NOT_FOUND',

@@ -7,7 +7,10 @@ import type { ApiDependencies } from '../dependencies.js';
 import { makeGuard, stringQuery } from '../handler.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
+import { latestInclusionProof, type inclusionProofView } from '../signed-tree.js';
 import { compileValidator } from '../validation.js';
+
+type InclusionProofView = ReturnType<typeof inclusionProofView>;
 
 type AuditQueryParams = Partial<
   Record<
@@ -71,7 +74,11 @@ function filtersOf(query: AuditQueryParams): Omit<AuditQuery, 'limit' | 'order'>
 }
 
 /** service-interface.md 2.7. */
-function trailView(record: DecisionRecord, chainVerified: boolean) {
+function trailView(
+  record: DecisionRecord,
+  chainVerified: boolean,
+  inclusionProof: InclusionProofView | null,
+) {
   const { evaluation } = record.data;
   return {
     decision_id: record.decision.decision_id,
@@ -119,6 +126,8 @@ function trailView(record: DecisionRecord, chainVerified: boolean) {
       hash: record.entry.hash,
       previous_hash: record.entry.previous_hash,
       chain_verified: chainVerified,
+      // Against the latest signed checkpoint; null until one covers the entry (or none is signed).
+      inclusion_proof: inclusionProof,
     },
   };
 }
@@ -221,7 +230,11 @@ export function auditRoutes(deps: ApiDependencies): Router {
 
   router.get('/audit/log/:decision_id', guard('audit:read'), async (req, res) => {
     const record = await deps.decisions.get(String(req.params.decision_id));
-    res.json(trailView(record, await deps.audit.isVerified(record.entry.seq)));
+    const [verified, proof] = await Promise.all([
+      deps.audit.isVerified(record.entry.seq),
+      latestInclusionProof(deps.audit, record.entry.seq),
+    ]);
+    res.json(trailView(record, verified, proof));
   });
 
   return router;
