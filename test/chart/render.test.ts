@@ -215,6 +215,16 @@ describe('the chart renders', () => {
       items: [{ key: 'ca.crt', path: 'ca.crt' }],
     });
     expect(chart.one('Deployment').spec.template.metadata.annotations?.['checksum/api-keys']).toBeUndefined();
+    // The checkpoint-signing key: a file only its owner reads, under the origin given.
+    expect(options.auditSigning).toEqual({
+      keyFile: '/etc/arbiter/audit-signing/key',
+      origin: 'arbiter.example.com/prod-audit',
+    });
+    expect(volumeMountFor(chart, options.auditSigning!.keyFile).volume.secret).toEqual({
+      secretName: 'arbiter-audit-signing',
+      defaultMode: 0o400,
+      items: [{ key: 'key', path: 'key' }],
+    });
   });
 
   it('with a rediss:// URL, keys in values and strict decision settings, as arbiter serve reads them', async () => {

@@ -17,6 +17,7 @@ export const VALUE_SETS: Record<string, Record<string, unknown>> = {
   'Redis URL and API keys from existing Secrets, private CA': {
     redis: { existingSecret: 'arbiter-redis', existingSecretKey: 'url', tls: { caSecret: 'redis-ca' } },
     apiKeys: { existingSecret: 'arbiter-api-keys', secretKey: 'keys.yaml' },
+    audit: { signing: { existingSecret: 'arbiter-audit-signing', origin: 'arbiter.example.com/prod-audit' } },
   },
   'rediss URL, keys in values, strict decisions, three replicas': {
     replicas: 3,
