@@ -3,6 +3,7 @@ import { admissionBench } from './admission.bench.js';
 import { appendBoundsBench } from './append-bounds.bench.js';
 import { appendBench } from './append.bench.js';
 import { indexBuildBench } from './index-build.bench.js';
+import { proofsBench } from './proofs.bench.js';
 import { proposeBench } from './propose.bench.js';
 import { queryBench } from './query.bench.js';
 import { reactionBench } from './reaction.bench.js';
@@ -18,6 +19,7 @@ const BENCHES: Record<string, Bench> = {
   propose: proposeBench,
   append: appendBench,
   verify: verifyBench,
+  proofs: proofsBench,
   scale: scaleBench,
   query: queryBench,
   admission: admissionBench,

@@ -13,6 +13,9 @@ import type { LogFile } from './log-file.js';
 
 export const TREE_FILE = 'audit.tree';
 
+/** Nodes within this many records (64 KiB) of each other are read in one go. */
+const SPAN_RECORDS = 2048;
+
 /**
  * The Merkle tree of the file audit log, beside it: every completed perfect subtree's
  * hash as a 32-byte record, in the order appends complete them (tree-layout.ts). The
@@ -77,15 +80,35 @@ export class TreeFile implements TreeNodeStore {
     return this.file.sync();
   }
 
+  /**
+   * Reads the stored nodes among these, close ones together: the nodes near a leaf sit
+   * within a few KB of each other (append order), so a proof takes a handful of reads,
+   * not one per hash.
+   */
   async readNodes(nodes: readonly NodeId[]): Promise<Map<string, TreeHash>> {
     const stored = nodesStoredFor(this.count);
+    const wanted = nodes
+      .map((node) => ({ node, position: storedPosition(node) }))
+      .filter((w) => w.position < stored)
+      .sort((a, b) => a.position - b.position);
+    const spans: { first: number; last: number; members: typeof wanted }[] = [];
+    for (const w of wanted) {
+      const span = spans.at(-1);
+      if (span && w.position - span.first < SPAN_RECORDS) {
+        span.last = w.position;
+        span.members.push(w);
+      } else {
+        spans.push({ first: w.position, last: w.position, members: [w] });
+      }
+    }
     const found = new Map<string, TreeHash>();
     await Promise.all(
-      nodes.map(async (node) => {
-        const position = storedPosition(node);
-        if (position >= stored) return;
-        const record = await this.file.read(HASH_BYTES, position * HASH_BYTES);
-        if (record.length === HASH_BYTES) found.set(nodeKey(node), record);
+      spans.map(async ({ first, last, members }) => {
+        const bytes = await this.file.read((last - first + 1) * HASH_BYTES, first * HASH_BYTES);
+        for (const { node, position } of members) {
+          const record = bytes.subarray((position - first) * HASH_BYTES, (position - first + 1) * HASH_BYTES);
+          if (record.length === HASH_BYTES) found.set(nodeKey(node), Buffer.from(record));
+        }
       }),
     );
     return found;
