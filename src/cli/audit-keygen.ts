@@ -1,9 +1,14 @@
 import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { NoteError } from '../audit/note/note-error.js';
-import { formatSigningKey, formatVerifierKey, generateSigningKey } from '../audit/note/note-keys.js';
+import {
+  formatSigningKey,
+  formatVerifierKey,
+  generateSigningKey,
+  SIGNATURE_TYPE,
+} from '../audit/note/note-keys.js';
 
-const HELP = `Usage: arbiter audit keygen --origin ORIGIN --out FILE
+const HELP = `Usage: arbiter audit keygen --origin ORIGIN --out FILE [--witness]
 
 Creates an Ed25519 key for signing audit checkpoints (C2SP signed-note). Writes the
 private key to FILE (mode 0600; an existing file is never overwritten) and prints the
@@ -12,13 +17,21 @@ ORIGIN names the log, as a schema-less URL (arbiter.example.com/prod-audit): it 
 key's name and the first line of every checkpoint.
 
 Serve with it: arbiter serve --audit-signing-key FILE (a Secret in the Helm chart).
+With --witness, the key is a witness's cosigning key (C2SP tlog-cosignature, type 0x04)
+for "arbiter witness --key FILE", ORIGIN the witness's name, and the printed verifier
+key is the one "--witness-vkey" takes.
 Exit status: 0 written, 2 usage error or FILE exists.
 `;
 
 export async function runAuditKeygen(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { origin: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      origin: { type: 'string' },
+      out: { type: 'string' },
+      witness: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help || values.origin === undefined || values.out === undefined) {
     process.stdout.write(HELP);
@@ -26,7 +39,10 @@ export async function runAuditKeygen(argv: string[]): Promise<number> {
   }
   let key;
   try {
-    key = generateSigningKey(values.origin);
+    key = generateSigningKey(
+      values.origin,
+      values.witness ? SIGNATURE_TYPE.cosignatureV1 : SIGNATURE_TYPE.ed25519,
+    );
   } catch (err) {
     if (!(err instanceof NoteError)) throw err;
     process.stderr.write(`arbiter audit keygen: ${err.message}\n`);

@@ -40,8 +40,14 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./replay.js')).runReplay(argv),
   },
   {
+    words: ['witness'],
+    usage: 'witness --log-vkey VKEY --key FILE --state FILE [--port N]',
+    summary: "a C2SP tlog-witness: cosigns a log's checkpoints that extend the last it saw",
+    run: async (argv) => (await import('./witness.js')).runWitness(argv),
+  },
+  {
     words: ['audit', 'keygen'],
-    usage: 'audit keygen --origin ORIGIN --out FILE',
+    usage: 'audit keygen --origin ORIGIN --out FILE [--witness]',
     summary: 'create a key for signing audit checkpoints; prints its verifier key',
     run: async (argv) => (await import('./audit-keygen.js')).runAuditKeygen(argv),
   },

@@ -17,6 +17,8 @@ export interface WitnessSettings {
   logKeys: ReadonlyMap<string, readonly NoteVerifierKey[]>;
   state: WitnessState;
   now?: () => Date;
+  /** Told of every refusal (a 409 or 422 may be evidence of a log rewriting its history). */
+  onRefused?: (status: number, message: string) => void;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -81,6 +83,7 @@ async function handle(settings: WitnessSettings, req: IncomingMessage, res: Serv
   try {
     const outcome = await addCheckpoint(settings, await readBody(req));
     if (outcome.status === 200) return send(res, 200, outcome.cosignature!);
+    settings.onRefused?.(outcome.status, outcome.message);
     if (outcome.status === 409) return send(res, 409, `${outcome.size}\n`, 'text/x.tlog.size');
     return send(res, outcome.status, `${outcome.message}\n`);
   } catch (err) {
