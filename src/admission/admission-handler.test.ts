@@ -1,7 +1,8 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { capability } from '../engine/test-fixtures.js';
 import { ArbiterError } from '../model/index.js';
 import { admissionHandler, MAX_ADMISSION_BODY_BYTES, type WebhookReviewers } from './admission-handler.js';
@@ -391,5 +392,50 @@ describe('admissionHandler', () => {
       expect((await governance(configMapRequest())).status).toBe(200);
       expect(answered.map((a) => a.outcome)).toEqual(['ALLOW']);
     });
+  });
+});
+
+/** The handler called directly, with a request stream and a response the test controls. */
+describe('admissionHandler, on a broken connection', () => {
+  function handled(options: { headersSent: boolean }) {
+    const req = Object.assign(new PassThrough(), {
+      url: '/validate/governance',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    const res = { headersSent: options.headersSent, writeHead: vi.fn(), end: vi.fn() };
+    const handler = admissionHandler({
+      reviewers: {
+        configuration: () => {
+          throw new Error('not reached');
+        },
+        governance: () => Promise.reject(new Error('not reached')),
+      },
+      ready: () => true,
+      observer: { answered: () => undefined },
+      logger: collectingLogger().logger,
+    });
+    handler(req as never, res as never);
+    return { req, res };
+  }
+
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('answers a request stream that fails with 500 and no detail of the error', async () => {
+    const { req, res } = handled({ headersSent: false });
+    req.emit('error', new Error('socket hang up: secret detail'));
+    await settled();
+    expect(res.writeHead).toHaveBeenCalledWith(500, { 'Content-Type': 'application/json' });
+    expect(JSON.parse(String(res.end.mock.calls[0]?.[0]))).toEqual({
+      error: { code: 'INTERNAL', message: 'internal error' },
+    });
+  });
+
+  it('writes nothing once the response is under way (Node already answered, e.g. a timeout)', async () => {
+    const { req, res } = handled({ headersSent: true });
+    req.emit('error', new Error('aborted'));
+    await settled();
+    expect(res.writeHead).not.toHaveBeenCalled();
+    expect(res.end).not.toHaveBeenCalled();
   });
 });

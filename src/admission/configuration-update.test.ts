@@ -116,6 +116,51 @@ describe('configurationUpdate', () => {
   });
 });
 
+describe('configurationUpdate, the details of the replacement', () => {
+  it("keeps each webhook's own live caBundle, matched by name", () => {
+    const one = configurationWebhook(input({ caBundlePem: undefined }));
+    const [first] = one.webhooks;
+    const desired = { ...one, webhooks: [first!, { ...first!, name: 'second.arbiter.dev' }] };
+    const current = {
+      ...structuredClone(desired),
+      webhooks: [
+        { ...first!, clientConfig: { ...first!.clientConfig, caBundle: 'Zmlyc3Q=' } },
+        {
+          ...first!,
+          name: 'second.arbiter.dev',
+          clientConfig: { ...first!.clientConfig, caBundle: 'c2Vjb25k' },
+        },
+      ],
+    };
+    expect(configurationUpdate(desired, current)).toBeUndefined();
+    const changed = configurationUpdate(
+      { ...desired, webhooks: desired.webhooks.map((webhook) => ({ ...webhook, timeoutSeconds: 9 })) },
+      current,
+    );
+    expect(changed?.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual([
+      'Zmlyc3Q=',
+      'c2Vjb25k',
+    ]);
+  });
+
+  it('sends no annotations when there are none', () => {
+    const desired = configurationWebhook(input());
+    const current = structuredClone(desired);
+    delete current.metadata.annotations;
+    const changed = configurationUpdate(configurationWebhook(input({ timeoutSeconds: 9 })), current);
+    expect(changed).toBeDefined();
+    expect(changed!.metadata.annotations).toBeUndefined();
+  });
+
+  it('sees no change in an empty list the API server leaves out (webhooks, ownerReferences)', () => {
+    const desired = { ...configurationWebhook(input()), webhooks: [] };
+    const { webhooks: _webhooks, ...current } = structuredClone(desired);
+    expect(configurationUpdate(desired, current)).toBeUndefined();
+    const withNoOwners = { ...desired, metadata: { ...desired.metadata, ownerReferences: [] } };
+    expect(configurationUpdate(withNoOwners, current)).toBeUndefined();
+  });
+});
+
 describe('isManagedByArbiter', () => {
   it.each([
     [{ 'app.kubernetes.io/managed-by': 'arbiter' }, true],

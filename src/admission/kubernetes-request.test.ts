@@ -1,5 +1,13 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { capabilityOf, parametersOf, proposalOf, requestFingerprint } from './kubernetes-request.js';
+import { canonicalJson } from '../audit/chain.js';
+import {
+  capabilityOf,
+  parametersOf,
+  proposalOf,
+  requestDataOf,
+  requestFingerprint,
+} from './kubernetes-request.js';
 import { configMapRequest, PLANNER } from './test-requests.js';
 
 describe('capabilityOf', () => {
@@ -59,6 +67,43 @@ describe('parametersOf', () => {
     expect(params.old_object).toBeNull();
     expect(params.namespace).toBe('');
   });
+
+  it('gives empty strings for a request without name, subresource or username', () => {
+    const params = parametersOf(configMapRequest({ name: undefined, userInfo: {} }));
+    expect(params).toMatchObject({ name: '', subresource: '', username: '' });
+  });
+
+  it('passes an object without metadata through as it is', () => {
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', data: { mode: 'fast' } };
+    expect(parametersOf(configMapRequest({ object })).object).toEqual(object);
+  });
+});
+
+describe('requestDataOf', () => {
+  it('shows the request in the audit trail, lower-case operation and its fingerprint', () => {
+    const request = configMapRequest({
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+      subResource: 'scale',
+      operation: 'UPDATE',
+    });
+    expect(requestDataOf(request)).toStrictEqual({
+      uid: 'a1b2c3',
+      username: PLANNER,
+      operation: 'update',
+      group: 'apps',
+      version: 'v1',
+      resource: 'deployments',
+      subresource: 'scale',
+      namespace: 'agents-sandbox',
+      name: 'settings',
+      fingerprint: requestFingerprint(request),
+    });
+  });
+
+  it('shows empty strings for what a cluster-scoped, anonymous request lacks', () => {
+    const data = requestDataOf(configMapRequest({ name: undefined, namespace: undefined, userInfo: {} }));
+    expect(data).toMatchObject({ username: '', subresource: '', namespace: '', name: '' });
+  });
 });
 
 describe('proposalOf', () => {
@@ -99,6 +144,7 @@ describe('requestFingerprint', () => {
       requestFingerprint(configMapRequest({ name: 'other' })),
       requestFingerprint(configMapRequest({ namespace: 'prod' })),
       requestFingerprint(configMapRequest({ operation: 'UPDATE' })),
+      requestFingerprint(configMapRequest({ subResource: 'status' })),
       withObject((o) => (o.data.mode = 'slow')),
       withObject((o) => (o.metadata.labels.app = 'y')),
     ];
@@ -114,5 +160,29 @@ describe('requestFingerprint', () => {
     expect(() => requestFingerprint(request)).not.toThrow();
     expect(parametersOf(request).object).toEqual(hostile);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('hashes exactly the identity, target and content (approvals stored before an upgrade must still match)', () => {
+    const request = configMapRequest({
+      resource: { group: '', version: 'v1', resource: 'namespaces' },
+      kind: { group: '', version: 'v1', kind: 'Namespace' },
+      name: undefined,
+      namespace: undefined,
+      userInfo: {},
+      object: { apiVersion: 'v1', kind: 'Namespace', spec: { finalizers: ['kubernetes'] } },
+    });
+    const identity = {
+      username: '',
+      operation: 'CREATE',
+      group: '',
+      resource: 'namespaces',
+      subresource: '',
+      namespace: '',
+      name: '',
+      object: { apiVersion: 'v1', kind: 'Namespace', spec: { finalizers: ['kubernetes'] } },
+    };
+    const expected = createHash('sha256').update(canonicalJson(identity)).digest('hex');
+    expect(requestFingerprint(request)).toBe(expected);
+    expect(requestFingerprint({ ...request, object: { ...request.object, metadata: null } })).toBe(expected);
   });
 });

@@ -15,6 +15,7 @@ export const DEFAULT_KUBERNETES_ACTOR_TYPE = 'automation';
 export function capabilityOf(request: AdmissionRequest): string {
   const parts = ['k8s', request.resource.resource];
   if (request.subResource) parts.push(request.subResource);
+  // Stryker disable next-line MethodExpression: the joined name is lower-cased as a whole below
   parts.push(request.operation.toLowerCase());
   return parts.join('.').toLowerCase();
 }

@@ -390,6 +390,10 @@ describe('boundIdentitiesCondition', () => {
     ['a\\b', "'a\\\\b'"],
     ['tab\t', "'tab\\u0009'"],
     ['lone \ud800 surrogate', "'lone \ufffd surrogate'"],
+    ['\udfff', "'\ufffd'"],
+    ['del\u007f', "'del\\u007f'"],
+    ['c1\u0085\u009f', "'c1\\u0085\\u009f'"],
+    ['\u00a0nbsp', "'\u00a0nbsp'"],
   ])('writes %j as the CEL literal %s', (value, literal) => {
     expect(celStringLiteral(value)).toBe(literal);
   });

@@ -40,6 +40,7 @@ describe('key pairs', () => {
     const pem = ecPem('prime256v1');
     const key = await importSigningKey(pem, 'the CA key');
     expect(key.usages).toEqual(['sign']);
+    expect(key.extractable).toBe(false);
     const data = Buffer.from('to be signed');
     const signature = Buffer.from(await subtle.sign(SIGNING_ALGORITHM, key, data));
     const publicKey = createPublicKey(pem);

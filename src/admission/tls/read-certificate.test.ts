@@ -5,6 +5,7 @@ import { InvalidCertificateError } from './certificate-error.js';
 import type { IssuedCertificate } from './issued-certificate.js';
 import { isIssuedBy, readCertificate, readCertificateBundle, readKeyPair } from './read-certificate.js';
 import { issueServingCertificate } from './serving-certificate.js';
+import { KEY_ALGORITHM, SIGNING_ALGORITHM, subtle, x509 } from './x509.js';
 
 let ca: IssuedCertificate;
 let other: IssuedCertificate;
@@ -149,5 +150,37 @@ describe('isIssuedBy', () => {
   it('tells the issuing CA from another', () => {
     expect(isIssuedBy(leaf.certPem, ca.certPem)).toBe(true);
     expect(isIssuedBy(leaf.certPem, other.certPem)).toBe(false);
+  });
+});
+
+describe('readCertificate, edge cases', () => {
+  it('reads a certificate without basicConstraints as no CA', async () => {
+    const keys = await subtle.generateKey(KEY_ALGORITHM, false, ['sign', 'verify']);
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01',
+      name: 'CN=plain',
+      notBefore: new Date(Date.now() - 60_000),
+      notAfter: new Date(Date.now() + 60_000),
+      keys,
+      signingAlgorithm: SIGNING_ALGORITHM,
+      extensions: [],
+    });
+    expect(readCertificate(cert.toString('pem'), 'plain').isCa).toBe(false);
+  });
+
+  it('refuses a missing certificate with an InvalidCertificateError naming it', () => {
+    const attempt = () => readCertificate(undefined as unknown as string, 'tls.crt of the Secret');
+    expect(attempt).toThrow(InvalidCertificateError);
+    expect(attempt).toThrow(/^tls\.crt of the Secret is not a PEM certificate/);
+  });
+
+  it('refuses, naming it, a certificate OpenSSL will not load (here: a byte after its DER)', async () => {
+    const own = await createCertificateAuthority({ commonName: 'ca', now: new Date(), validitySeconds: 600 });
+    const der = Buffer.from(own.certPem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+    const body = Buffer.concat([der, Buffer.from([0])]).toString('base64');
+    const pem = `-----BEGIN CERTIFICATE-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+    const attempt = () => readKeyPair(pem, own.keyPem, { cert: 'the CA certificate', key: 'the CA key' });
+    expect(attempt).toThrow(InvalidCertificateError);
+    expect(attempt).toThrow(/^the CA certificate is not an X\.509 certificate OpenSSL accepts: /);
   });
 });

@@ -40,6 +40,32 @@ describe('rotate', () => {
     expect((await verify(caBundle(state.bundle, at(1)), state.serving.certPem, { at: at(1) })).code).toBe(0);
   });
 
+  it('says it created a CA and a serving certificate', async () => {
+    const step = await rotate(undefined, at(0), settings);
+    expect(step?.changes).toEqual(['created a CA and a serving certificate']);
+  });
+
+  it('starts over at the very instant the signing CA expires', async () => {
+    const state = await created();
+    const step = await rotate(state, state.signingCa.notAfter, settings);
+    expect(step?.changes).toEqual([
+      'the signing CA has expired: created a new CA and serving certificate at once',
+    ]);
+  });
+
+  it('starts over when a pending CA has expired as well', async () => {
+    const slow = { ...settings, propagationDelayMs: 1_000_000 };
+    const pending = (await rotate(await created(), at(190), slow))!.state;
+    const expiry = pending.nextCa!.notAfter;
+    for (const now of [expiry, new Date(expiry.getTime() + 1000)]) {
+      const step = await rotate(pending, now, slow);
+      expect(step?.changes).toEqual([
+        'the signing CA has expired: created a new CA and serving certificate at once',
+      ]);
+      expect(step!.state.signingCa.certPem).not.toBe(pending.nextCa!.certPem);
+    }
+  });
+
   it('does nothing while nothing is due', async () => {
     const state = await created();
     expect(await rotate(state, at(1), settings)).toBeUndefined();
@@ -156,9 +182,26 @@ describe('rotate', () => {
       names(['arbiter.arbiter-system.svc'], ['127.0.0.2']),
       names(['arbiter.arbiter-system.svc'], []),
       names(['arbiter.arbiter-system.svc', 'arbiter'], ['127.0.0.1']),
+      names(['arbiter.arbiter-system.svc'], ['127.0.0.9']),
     ])
       expect((await rotate(state, at(1), changed))?.changes).toEqual([
         'issued a new serving certificate (the names changed)',
       ]);
+  });
+
+  it('keeps a certificate with several names, and reissues when one of them is replaced', async () => {
+    const two = {
+      ...settings,
+      names: { dnsNames: ['arbiter.arbiter-system.svc', 'arbiter'], ipAddresses: [] },
+    };
+    const state = await created(at(0), two);
+    expect(await rotate(state, at(1), two)).toBeUndefined();
+    const replaced = {
+      ...two,
+      names: { dnsNames: ['arbiter.arbiter-system.svc', 'other'], ipAddresses: [] },
+    };
+    expect((await rotate(state, at(1), replaced))?.changes).toEqual([
+      'issued a new serving certificate (the names changed)',
+    ]);
   });
 });

@@ -34,4 +34,15 @@ describe('servingNames', () => {
     expect(() => servingNames(endpoint)).toThrow(InvalidCertificateError);
     expect(() => servingNames(endpoint)).toThrow(/the admission URL .* (is not a URL|has no host)/);
   });
+
+  it("keeps the URL parser's error as the cause", () => {
+    let thrown: unknown;
+    try {
+      servingNames({ kind: 'url', url: 'not a url' });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(InvalidCertificateError);
+    expect((thrown as Error).cause).toBeInstanceOf(TypeError);
+  });
 });

@@ -1,8 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createCertificateAuthority } from './certificate-authority.js';
 import { InvalidCertificateError } from './certificate-error.js';
 import { issueServingCertificate } from './serving-certificate.js';
 import { certificateDates, certificateText, publicKeys, verify } from './test-fixtures.js';
+import { subtle, x509 } from './x509.js';
 
 const names = {
   dnsNames: ['arbiter', 'arbiter.arbiter-system', 'arbiter.arbiter-system.svc'],
@@ -11,6 +13,30 @@ const names = {
 
 async function newCa(now = new Date(), validitySeconds = 3600) {
   return createCertificateAuthority({ commonName: 'test-ca', now, validitySeconds });
+}
+
+/** A CA whose key is on P-384, not the P-256 Arbiter signs with. */
+async function p384Ca(): Promise<{ certPem: string; keyPem: string }> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-384' };
+  const der = (key: typeof privateKey, type: 'pkcs8' | 'spki') => key.export({ format: 'der', type });
+  const keys = {
+    privateKey: await subtle.importKey('pkcs8', der(privateKey, 'pkcs8'), algorithm, false, ['sign']),
+    publicKey: await subtle.importKey('spki', der(publicKey, 'spki'), algorithm, true, ['verify']),
+  };
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'CN=p384-ca',
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 3_600_000),
+    keys,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' },
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+  });
+  return {
+    certPem: cert.toString('pem'),
+    keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  };
 }
 
 describe('issueServingCertificate (checked with the openssl command line)', () => {
@@ -125,10 +151,37 @@ describe('issueServingCertificate (checked with the openssl command line)', () =
       ).rejects.toThrow('the CA key does not belong to the CA certificate');
     });
 
+    it('a CA key on another curve than P-256', async () => {
+      await expect(issueServingCertificate(await p384Ca(), request)).rejects.toThrow(
+        /^the CA key must be an ECDSA P-256 key, not ec secp384r1$/,
+      );
+    });
+
     it('a certificate that is not a CA', async () => {
       const ca = await newCa();
       const leaf = await issueServingCertificate(ca, request);
       await expect(issueServingCertificate(leaf, request)).rejects.toThrow(/is not a CA/);
     });
+  });
+
+  it("takes the first name, cut to X.509's 64 characters, as the common name", async () => {
+    const long = `${'a'.repeat(60)}.arbiter-system.svc`;
+    const cert = await issueServingCertificate(await newCa(), {
+      dnsNames: [long],
+      ipAddresses: [],
+      now: new Date(),
+      validitySeconds: 60,
+    });
+    expect(new x509.X509Certificate(cert.certPem).subject).toBe(`CN=${long.slice(0, 64)}`);
+  });
+
+  it('accepts a one-letter DNS name', async () => {
+    const cert = await issueServingCertificate(await newCa(), {
+      dnsNames: ['a'],
+      ipAddresses: [],
+      now: new Date(),
+      validitySeconds: 60,
+    });
+    expect(new x509.X509Certificate(cert.certPem).subject).toBe('CN=a');
   });
 });
