@@ -4,14 +4,18 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import type { Checkpoint } from '../audit/audit-log.js';
 import { isCheckpoint } from '../audit/checkpoint-shape.js';
-import { verifyExportStream } from '../audit/export-verify.js';
+import { type LineVerifyReport, verifyExportStream } from '../audit/export-verify.js';
+import { parseVerifierKey } from '../audit/note/note-keys.js';
+import { SignedRootChecker, type SignedRootReport } from '../audit/signed-root-check.js';
 
-const HELP = `Usage: arbiter audit verify FILE [--checkpoint FILE]
+const HELP = `Usage: arbiter audit verify FILE [--checkpoint FILE [--vkey VKEY]]
 
 Verifies an audit export (JSON Lines, as GET /api/v1/audit/export writes it) offline:
 every entry's hash, the links between entries, gap-free seq, and, with --checkpoint,
 that the chain passes through the checkpointed hashes (a checkpoints.json of the data
-directory, a ConfigMap's data, or one checkpoint object).
+directory, a ConfigMap's data, or one checkpoint object). With --vkey (the log's verifier
+key, or a file holding it), each signed checkpoint's signature is checked and the Merkle
+root of the export is recomputed at its size (an export from seq 1).
 Exit status: 0 verified, 1 broken, 2 usage error.
 `;
 
@@ -32,22 +36,67 @@ export async function runAuditVerify(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { checkpoint: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      checkpoint: { type: 'string' },
+      vkey: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help || positionals.length !== 1) {
     process.stdout.write(HELP);
     return values.help ? 0 : 2;
   }
+  if (values.vkey && !values.checkpoint) {
+    process.stderr.write(
+      'arbiter audit verify: --vkey needs --checkpoint FILE holding the signed checkpoints\n',
+    );
+    return 2;
+  }
   const checkpoints = values.checkpoint
     ? checkpointsOf(JSON.parse(await readFile(values.checkpoint, 'utf8')))
     : [];
+  const roots = await rootChecker(values.vkey, checkpoints);
   const lines = createInterface({ input: createReadStream(positionals[0]!), crlfDelay: Infinity });
-  const report = await verifyExportStream(lines, { checkpoints });
-  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  process.stderr.write(
-    report.ok
-      ? `verified: ${report.entries_checked} entries, head seq ${report.head.seq}\n`
-      : `BROKEN at seq ${report.break?.seq}: ${report.break?.reason}\n`,
+  const report = await verifyExportStream(
+    teeLines(lines, (line) => roots?.pushLine(line)),
+    { checkpoints },
   );
-  return report.ok ? 0 : 1;
+  return summarize(report, roots?.finish());
+}
+
+/** Prints the reports and says what holds; exit 1 on the first thing that does not. */
+function summarize(report: LineVerifyReport, roots: SignedRootReport | undefined): number {
+  process.stdout.write(`${JSON.stringify(roots ? { ...report, signed_roots: roots } : report, null, 2)}\n`);
+  if (!report.ok) {
+    process.stderr.write(`BROKEN at seq ${report.break?.seq}: ${report.break?.reason}\n`);
+    return 1;
+  }
+  if (roots && !roots.ok) {
+    process.stderr.write(`BROKEN: signed checkpoint at size ${roots.break?.size}: ${roots.break?.reason}\n`);
+    return 1;
+  }
+  const signed = roots ? `, ${roots.signed_checkpoints_checked} signed roots` : '';
+  process.stderr.write(`verified: ${report.entries_checked} entries, head seq ${report.head.seq}${signed}\n`);
+  return 0;
+}
+
+/** With --vkey: a checker of the signed roots in the checkpoint file. */
+async function rootChecker(
+  vkey: string | undefined,
+  checkpoints: Checkpoint[],
+): Promise<SignedRootChecker | undefined> {
+  if (vkey === undefined) return undefined;
+  const text = (await readFile(vkey, 'utf8').catch(() => vkey)).trim();
+  return new SignedRootChecker(
+    parseVerifierKey(text),
+    checkpoints.flatMap((c) => (c.note ? [c.note] : [])),
+  );
+}
+
+/** The same lines, each also handed to `visit` as it passes. */
+async function* teeLines(lines: AsyncIterable<string>, visit: (line: string) => void): AsyncIterable<string> {
+  for await (const line of lines) {
+    visit(line);
+    yield line;
+  }
 }
