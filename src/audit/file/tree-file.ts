@@ -1,6 +1,6 @@
 import type { TreeNodeStore } from '../audit-tree.js';
 import {
-  appendLeaf,
+  appendLeaves,
   EMPTY_FRONTIER,
   frontierNodes,
   frontierRoot,
@@ -62,13 +62,7 @@ export class TreeFile implements TreeNodeStore {
 
   /** Hashes leaves in and writes the nodes they complete after the stored ones; durable after sync(). */
   async append(leafHashes: readonly TreeHash[]): Promise<void> {
-    let frontier = this.frontier;
-    const records: TreeHash[] = [];
-    for (const leaf of leafHashes) {
-      const appended = appendLeaf(frontier, leaf);
-      for (const { hash } of appended.completed) records.push(hash);
-      frontier = appended.frontier;
-    }
+    const { frontier, records } = appendLeaves(this.frontier, leafHashes);
     // Nothing changes in memory unless the write succeeds; a failed write's bytes are
     // overwritten by the next append at the same position.
     await this.file.write(Buffer.concat(records), nodesStoredFor(this.count) * HASH_BYTES);

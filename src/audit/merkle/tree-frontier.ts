@@ -36,6 +36,21 @@ export function appendLeaf(
   return { frontier: { size: frontier.size + 1, hashes }, completed };
 }
 
+/** Appends leaves in order: the new frontier and the hashes of every node they complete, in stored order. */
+export function appendLeaves(
+  frontier: TreeFrontier,
+  leaves: readonly TreeHash[],
+): { frontier: TreeFrontier; records: TreeHash[] } {
+  const records: TreeHash[] = [];
+  let next = frontier;
+  for (const leaf of leaves) {
+    const appended = appendLeaf(next, leaf);
+    for (const { hash } of appended.completed) records.push(hash);
+    next = appended.frontier;
+  }
+  return { frontier: next, records };
+}
+
 /** MTH of the whole tree the frontier closes. */
 export function frontierRoot(frontier: TreeFrontier): TreeHash {
   return frontier.size === 0 ? EMPTY_ROOT : foldSubtrees(frontier.hashes);

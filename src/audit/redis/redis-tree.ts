@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { TreeNodeStore } from '../audit-tree.js';
-import { appendLeaf, frontierNodes, type TreeFrontier } from '../merkle/tree-frontier.js';
+import { appendLeaves, frontierNodes, type TreeFrontier } from '../merkle/tree-frontier.js';
 import { HASH_BYTES, type TreeHash } from '../merkle/tree-hash.js';
 import { nodesStoredFor, storedPosition } from '../merkle/tree-layout.js';
 import { type NodeId, nodeKey } from '../merkle/tree-shape.js';
@@ -22,13 +22,7 @@ export function growTree(
   leaves: readonly TreeHash[],
 ): TreeGrowth {
   const firstPosition = nodesStoredFor(frontier.size);
-  const records: TreeHash[] = [];
-  let next = frontier;
-  for (const leaf of leaves) {
-    const appended = appendLeaf(next, leaf);
-    for (const { hash } of appended.completed) records.push(hash);
-    next = appended.frontier;
-  }
+  const { frontier: next, records } = appendLeaves(frontier, leaves);
   const lastPosition = firstPosition + Math.max(records.length, 1) - 1;
   return {
     records: Buffer.concat(records),
