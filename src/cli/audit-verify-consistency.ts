@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { verifyCheckpointConsistency } from '../audit/checkpoint-consistency.js';
-import { parseVerifierKey } from '../audit/note/note-keys.js';
+import { verifierKeyArg } from './verifier-key-arg.js';
 
 const HELP = `Usage: arbiter audit verify-consistency --vkey VKEY --proof PROOF OLD NEW
 
@@ -34,14 +34,13 @@ export async function runAuditVerifyConsistency(argv: string[]): Promise<number>
     return values.help ? 0 : 2;
   }
   try {
-    const vkeyText = await readFile(values.vkey, 'utf8').catch(() => values.vkey!);
     const [older, newer, proof] = await Promise.all([
       readFile(positionals[0]!, 'utf8'),
       readFile(positionals[1]!, 'utf8'),
       readFile(values.proof, 'utf8'),
     ]);
     const result = verifyCheckpointConsistency(
-      parseVerifierKey(vkeyText.trim()),
+      await verifierKeyArg(values.vkey),
       older,
       newer,
       proofHashes(proof),

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { AuditEntry } from '../audit/audit-log.js';
 import { verifyEntryProof } from '../audit/entry-proof.js';
-import { parseVerifierKey } from '../audit/note/note-keys.js';
+import { verifierKeyArg } from './verifier-key-arg.js';
 import { parseTlogProof, type TlogProof } from '../audit/note/tlog-proof.js';
 
 const HELP = `Usage: arbiter audit verify-proof --vkey VKEY --entry ENTRY.json --proof PROOF
@@ -21,14 +21,6 @@ inclusion path to the root (RFC 6962).
 
 Exit status: 0 proven, 1 not proven (the reason on stderr), 2 usage error.
 `;
-
-async function keyText(value: string): Promise<string> {
-  try {
-    return (await readFile(value, 'utf8')).trim();
-  } catch {
-    return value; // not a file: the key itself
-  }
-}
 
 /** The tlog-proof text, or the JSON answer of /audit/proof. */
 function proofOf(text: string): TlogProof {
@@ -88,10 +80,8 @@ async function prove(options: {
   witnessVkeys: string[];
   quorum: number;
 }): Promise<string> {
-  const logKey = parseVerifierKey(await keyText(options.vkey));
-  const witnesses = await Promise.all(
-    options.witnessVkeys.map(async (v) => parseVerifierKey(await keyText(v))),
-  );
+  const logKey = await verifierKeyArg(options.vkey);
+  const witnesses = await Promise.all(options.witnessVkeys.map(verifierKeyArg));
   const entry = JSON.parse(await readFile(options.entry, 'utf8')) as AuditEntry;
   const proof = proofOf(await readFile(options.proof, 'utf8'));
   const result = verifyEntryProof({

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { Checkpoint } from '../audit/audit-log.js';
 import { isCheckpoint } from '../audit/checkpoint-shape.js';
 import { type LineVerifyReport, verifyExportStream } from '../audit/export-verify.js';
-import { parseVerifierKey } from '../audit/note/note-keys.js';
+import { verifierKeyArg } from './verifier-key-arg.js';
 import { SignedRootChecker, type SignedRootReport } from '../audit/signed-root-check.js';
 
 const HELP = `Usage: arbiter audit verify FILE [--checkpoint FILE [--vkey VKEY]]
@@ -86,9 +86,8 @@ async function rootChecker(
   checkpoints: Checkpoint[],
 ): Promise<SignedRootChecker | undefined> {
   if (vkey === undefined) return undefined;
-  const text = (await readFile(vkey, 'utf8').catch(() => vkey)).trim();
   return new SignedRootChecker(
-    parseVerifierKey(text),
+    await verifierKeyArg(vkey),
     checkpoints.flatMap((c) => (c.note ? [c.note] : [])),
   );
 }

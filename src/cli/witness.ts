@@ -5,9 +5,9 @@ import {
   formatVerifierKey,
   type NoteVerifierKey,
   parseSigningKey,
-  parseVerifierKey,
   SIGNATURE_TYPE,
 } from '../audit/note/note-keys.js';
+import { verifierKeyArg } from './verifier-key-arg.js';
 import { startWitnessServer } from '../witness/witness-server.js';
 import { WitnessState } from '../witness/witness-state.js';
 
@@ -27,10 +27,6 @@ history rewritten in the cluster is then refused here.
 
 Exit status: 2 usage error; runs until SIGTERM or SIGINT.
 `;
-
-async function keyText(value: string): Promise<string> {
-  return (await readFile(value, 'utf8').catch(() => value)).trim();
-}
 
 export async function runWitness(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -82,7 +78,7 @@ async function readKeys(keyFile: string, logVkeys: string[]) {
   }
   const logKeys = new Map<string, NoteVerifierKey[]>();
   for (const vkey of logVkeys) {
-    const parsed = parseVerifierKey(await keyText(vkey));
+    const parsed = await verifierKeyArg(vkey);
     logKeys.set(parsed.name, [...(logKeys.get(parsed.name) ?? []), parsed]);
   }
   return { key, logKeys };

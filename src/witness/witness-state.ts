@@ -1,6 +1,5 @@
-import { constants } from 'node:fs';
-import { open, readFile, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../sources/atomic-file.js';
 import type { WitnessedCheckpoint } from './add-checkpoint.js';
 
 interface StateDocument {
@@ -8,10 +7,10 @@ interface StateDocument {
 }
 
 /**
- * The latest cosigned checkpoint per origin, in one JSON file replaced atomically (temp
- * file, fsync, rename, fsync of the folder). Updates run one at a time: the check of the
- * old size and the write of the new state happen under the same turn, so two concurrent
- * requests can never roll the state back (tlog-witness, add-checkpoint).
+ * The latest cosigned checkpoint per origin, in one JSON file (owner-only) replaced
+ * atomically. Updates run one at a time: the check of the old size and the write of the
+ * new state happen under the same turn, so two concurrent requests can never roll the
+ * state back (tlog-witness, add-checkpoint).
  */
 export class WitnessState {
   private queue: Promise<unknown> = Promise.resolve();
@@ -68,20 +67,6 @@ export class WitnessState {
         [...logs].map(([origin, c]) => [origin, { size: c.size, root: c.root.toString('base64') }]),
       ),
     };
-    const temporary = `${this.path}.tmp`;
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(document, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, this.path);
-    const dir = await open(dirname(this.path), constants.O_RDONLY);
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+    await writeFileAtomically(this.path, `${JSON.stringify(document, null, 2)}\n`, 0o600);
   }
 }
