@@ -1,17 +1,14 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
-import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from './support/memory-checkpoint-store.js';
+import { useRedisSuite } from './support/redis-suite.js';
 
 const ENTRIES = 12;
 
 describe('Redis audit log: tampering in Redis is detected and named', () => {
-  let server: RedisServer;
-  let admin: Redis;
-  const opened: RedisAuditLog[] = [];
+  const redis = useRedisSuite();
   let counter = 0;
 
   /** A fresh chain of ENTRIES entries under its own prefix, checkpointed every 5 entries. */
@@ -24,11 +21,11 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     counter += 1;
     const store = new MemoryCheckpointStore();
     const log = await openRedisAuditLog({
-      redis: server.url,
+      redis: redis.url(),
       keyPrefix: `tamper${counter}:{audit}`,
       checkpoints: { store, everyEntries: 5, intervalMs: 0 },
     });
-    opened.push(log);
+    redis.track(log);
     const entries: AuditEntry[] = [];
     for (let n = 1; n <= ENTRIES; n += 1) entries.push(await log.append(decisionEvent(n)));
     await expect.poll(() => store.checkpoints.map((c) => c.seq)).toEqual([5, 10]);
@@ -38,24 +35,14 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   /** What an intruder with redis-cli can do to one entry: streams are immutable, so rewrite the stream. */
   async function rewriteEntry(keys: RedisAuditKeys, seq: number, edit: (entry: AuditEntry) => AuditEntry) {
-    const items = await admin.xrange(keys.stream, '-', '+');
-    const rewrite = admin.multi().del(keys.stream);
+    const items = await redis.admin().xrange(keys.stream, '-', '+');
+    const rewrite = redis.admin().multi().del(keys.stream);
     for (const [id, fields] of items) {
       const entry = JSON.parse(fields[1] as string) as AuditEntry;
       rewrite.xadd(keys.stream, id, 'entry', JSON.stringify(entry.seq === seq ? edit(entry) : entry));
     }
     await rewrite.exec();
   }
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    for (const log of opened) await log.close();
-    admin?.disconnect();
-    await server?.dispose();
-  });
 
   it('an edited field (DENY turned into ALLOW)', async () => {
     const { log, keys, entries } = await chain();
@@ -83,7 +70,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('a deleted entry (XDEL)', async () => {
     const { log, keys } = await chain();
-    await admin.xdel(keys.stream, '6-0');
+    await redis.admin().xdel(keys.stream, '6-0');
     const report = await log.verify();
     expect(report.ok).toBe(false);
     expect(report.break).toMatchObject({ seq: 6 });
@@ -94,7 +81,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('the oldest entries trimmed (XTRIM MAXLEN)', async () => {
     const { log, keys } = await chain();
-    await admin.xtrim(keys.stream, 'MAXLEN', 4);
+    await redis.admin().xtrim(keys.stream, 'MAXLEN', 4);
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 1 });
     expect(report.break?.reason).toMatch(/expected seq 1, found 9/);
@@ -102,7 +89,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('the newest entries removed', async () => {
     const { log, keys } = await chain();
-    await admin.xdel(keys.stream, '11-0', '12-0');
+    await redis.admin().xdel(keys.stream, '11-0', '12-0');
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 11 });
     expect(report.break?.reason).toMatch(/truncated/);
@@ -110,8 +97,8 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('a tail truncated with the chain head rewritten to match is caught by a checkpoint', async () => {
     const { log, keys, entries, store } = await chain();
-    await admin.xdel(keys.stream, '10-0', '11-0', '12-0');
-    await admin.hset(keys.head, 'seq', '9', 'hash', entries[8]!.hash, 'id', entries[8]!.id);
+    await redis.admin().xdel(keys.stream, '10-0', '11-0', '12-0');
+    await redis.admin().hset(keys.head, 'seq', '9', 'hash', entries[8]!.hash, 'id', entries[8]!.id);
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 10 });
     expect(report.break?.reason).toMatch(/checkpoint 10 exists: entries were truncated/);
@@ -124,21 +111,21 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
       error: (_: object, msg: string) => errors.push(msg),
     };
     const reopened = await openRedisAuditLog({
-      redis: server.url,
+      redis: redis.url(),
       keyPrefix: keys.prefix,
       checkpoints: { store, intervalMs: 0 },
       logger,
     });
-    opened.push(reopened);
+    redis.track(reopened);
     expect(errors).toEqual([expect.stringMatching(/ends before its newest checkpoint/)]);
   });
 
   it('a stream rebuilt from scratch with a consistent but different history is caught by the checkpoints', async () => {
     const { log, keys } = await chain();
     const { sealEntry, storedText } = await import('../../src/audit/chain.js');
-    const items = await admin.xrange(keys.stream, '-', '+');
+    const items = await redis.admin().xrange(keys.stream, '-', '+');
     let previous: AuditEntry | null = null;
-    const rewrite = admin.multi().del(keys.stream);
+    const rewrite = redis.admin().multi().del(keys.stream);
     for (const [id, fields] of items) {
       const stored: Partial<AuditEntry> = JSON.parse(fields[1] as string) as AuditEntry;
       delete stored.hash;
