@@ -1,4 +1,5 @@
 import type { AuditLog, Checkpoint } from '../audit/audit-log.js';
+import { cosignedNote } from '../audit/checkpoint-shape.js';
 import type { TreeHash } from '../audit/merkle/tree-hash.js';
 import { parseCheckpoint } from '../audit/note/checkpoint-note.js';
 import { splitNote } from '../audit/note/signed-note.js';
@@ -18,12 +19,15 @@ export interface InclusionProof {
   checkpoint: string;
 }
 
-/** Signed checkpoints, oldest first, sized by their own note (the text that was signed). */
+/**
+ * Signed checkpoints, oldest first, sized by their own note (the text that was signed);
+ * each note carries the witnesses' cosignatures after the log's signature.
+ */
 export async function signedCheckpoints(audit: AuditLog): Promise<SignedCheckpoint[]> {
   const checkpoints: Checkpoint[] = await audit.checkpoints();
   return checkpoints
     .filter((c): c is Checkpoint & { note: string } => c.note !== undefined)
-    .map((c) => ({ size: parseCheckpoint(splitNote(c.note).text).size, note: c.note }));
+    .map((c) => ({ size: parseCheckpoint(splitNote(c.note).text).size, note: cosignedNote(c) }));
 }
 
 export function latestSigned(signed: SignedCheckpoint[]): SignedCheckpoint {

@@ -64,6 +64,8 @@ export interface Checkpoint extends ChainHead {
   time: string;
   /** The signed C2SP checkpoint of the tree at size seq, when the log has a signing key. */
   note?: string;
+  /** Witnesses' cosignature lines of the note (C2SP tlog-cosignature), gathered before it was stored. */
+  cosignatures?: string[];
 }
 
 export interface ChainBreak {

@@ -10,8 +10,15 @@ export function isCheckpoint(value: unknown): value is Checkpoint {
     typeof c.hash === 'string' &&
     typeof c.entry_id === 'string' &&
     typeof c.time === 'string' &&
-    (c.note === undefined || typeof c.note === 'string')
+    (c.note === undefined || typeof c.note === 'string') &&
+    (c.cosignatures === undefined ||
+      (Array.isArray(c.cosignatures) && c.cosignatures.every((line) => typeof line === 'string')))
   );
+}
+
+/** The note as served: the log's signature, then every witness's cosignature line. */
+export function cosignedNote(checkpoint: Checkpoint & { note: string }): string {
+  return `${checkpoint.note}${(checkpoint.cosignatures ?? []).join('')}`;
 }
 
 /** The newest checkpoint that carries a signed note. */

@@ -6,12 +6,26 @@ import { formatCheckpoint, parseCheckpoint } from './note/checkpoint-note.js';
 import { type NoteSigningKey, verifierOf } from './note/note-keys.js';
 import { openNote, signNote } from './note/signed-note.js';
 import { verifyConsistency } from './merkle/verify-consistency.js';
+import type { CheckpointWitness } from './witnessing/checkpoint-witness.js';
+import { gatherCosignatures, type WitnessFailed } from './witnessing/gather-cosignatures.js';
 
 /** The key and origin line of a log's signed checkpoints. */
 export interface CheckpointSigning {
   key: NoteSigningKey;
   /** First line of every checkpoint; defaults to the key's name. */
   origin: string;
+  /** Witnesses asked to cosign each new signed checkpoint. */
+  witnesses?: readonly CheckpointWitness[];
+  /** Told of what must never be silent (the metrics). */
+  events?: CheckpointEvents;
+}
+
+type SignedCheckpoint = Checkpoint & { note: string };
+
+export interface CheckpointEvents {
+  /** The signer would not sign: the tree does not extend the last signed checkpoint. */
+  signingRefused?: () => void;
+  witnessFailed?: WitnessFailed;
 }
 
 /** The signer would not sign: its tree does not extend the last signed checkpoint. */
@@ -28,15 +42,27 @@ export class CheckpointRefusedError extends Error {
  */
 export class CheckpointSigner {
   constructor(
-    private readonly signing: CheckpointSigning,
+    readonly signing: CheckpointSigning,
     private readonly tree: AuditTree,
   ) {}
 
-  async sign(head: Checkpoint, previous: Checkpoint | undefined): Promise<Checkpoint> {
+  async sign(head: Checkpoint, previous: Checkpoint | undefined): Promise<SignedCheckpoint> {
     const root = await this.tree.root(head.seq);
     if (previous?.note !== undefined) await this.checkExtends(previous.note, head.seq, root);
     const text = formatCheckpoint({ origin: this.signing.origin, size: head.seq, root });
     return { ...head, note: signNote(text, [this.signing.key]) };
+  }
+
+  /** The witnesses' cosignature lines of a signed checkpoint (none when none cosigned). */
+  cosign(signed: SignedCheckpoint, previous: Checkpoint | undefined, logger: AuditLogger) {
+    const witnesses = this.signing.witnesses ?? [];
+    if (witnesses.length === 0) return Promise.resolve([]);
+    return gatherCosignatures(
+      witnesses,
+      { note: signed.note, size: signed.seq, previousSize: previous?.seq ?? 0, tree: this.tree },
+      logger,
+      this.signing.events?.witnessFailed,
+    );
   }
 
   private async checkExtends(note: string, size: number, root: Buffer): Promise<void> {
@@ -70,10 +96,11 @@ export class CheckpointSigner {
 }
 
 /**
- * Saves a checkpoint, signed when the log has a signer, compare-and-set on the last
- * signed one. A refusal is an error in the log and the checkpoint is kept unsigned (the
- * chain checkpoint still bounds verification); a lost race (CheckpointConflictError)
- * reaches the caller, whose next checkpoint signs from the new last one.
+ * Saves a checkpoint, signed when the log has a signer and cosigned by the witnesses
+ * that would, compare-and-set on the last signed one. A refusal is an error in the log and
+ * the checkpoint is kept unsigned (the chain checkpoint still bounds verification); a
+ * lost race (CheckpointConflictError) reaches the caller, whose next checkpoint signs
+ * from the new last one.
  */
 export async function saveCheckpoint(
   store: CheckpointStore,
@@ -83,7 +110,7 @@ export async function saveCheckpoint(
 ): Promise<void> {
   if (signer === undefined) return store.save(checkpoint);
   const previous = lastSigned(await store.list());
-  let signed: Checkpoint;
+  let signed: SignedCheckpoint;
   try {
     signed = await signer.sign(checkpoint, previous);
   } catch (err) {
@@ -96,11 +123,16 @@ export async function saveCheckpoint(
       return store.save(checkpoint);
     }
     if (!(err instanceof CheckpointRefusedError)) throw err;
+    signer.signing.events?.signingRefused?.();
     logger.error(
       { err, seq: checkpoint.seq },
       'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',
     );
     return store.save(checkpoint);
   }
-  await store.save(signed, { previousNote: previous?.note ?? null });
+  // Witnessed before it is stored, so the checkpoint is served with its cosignatures.
+  const cosignatures = await signer.cosign(signed, previous, logger);
+  await store.save(cosignatures.length > 0 ? { ...signed, cosignatures } : signed, {
+    previousNote: previous?.note ?? null,
+  });
 }

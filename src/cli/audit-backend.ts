@@ -10,8 +10,10 @@ import { Backoff, type BackoffSettings } from '../controller/backoff.js';
 import { AuditUnavailableError } from '../model/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { readFile } from 'node:fs/promises';
-import type { CheckpointSigning } from '../audit/checkpoint-signer.js';
-import { isValidKeyName, parseSigningKey } from '../audit/note/note-keys.js';
+import type { CheckpointEvents, CheckpointSigning } from '../audit/checkpoint-signer.js';
+import { isValidKeyName, parseSigningKey, SIGNATURE_TYPE } from '../audit/note/note-keys.js';
+import { HttpWitness } from '../audit/witnessing/http-witness.js';
+import { verifierKeyArg } from './verifier-key-arg.js';
 import { ArbiterError } from '../model/index.js';
 
 const RETAIN_CHECKPOINTS = 100;
@@ -26,12 +28,17 @@ export async function openAuditBackend(
   logger: Logger,
   isLeader: () => boolean,
   onWaiting: (reason: string) => void = () => undefined,
+  events: CheckpointEvents = {},
 ): Promise<AuditLog> {
   const auditLogger = logger.child({ component: 'audit' });
-  const signing = await readSigning(options.auditSigning);
+  const signing = await readSigning(options.auditSigning, events);
   if (signing)
     auditLogger.info(
-      { origin: signing.origin, key_id: signing.key.keyId.toString(16).padStart(8, '0') },
+      {
+        origin: signing.origin,
+        key_id: signing.key.keyId.toString(16).padStart(8, '0'),
+        witnesses: options.auditSigning?.witnesses.map((w) => w.url),
+      },
       'audit checkpoints are signed',
     );
   if (options.redis) {
@@ -52,7 +59,10 @@ export async function openAuditBackend(
 }
 
 /** The checkpoint-signing key of --audit-signing-key; a bad file stops the start with the reason. */
-async function readSigning(options: ServeOptions['auditSigning']): Promise<CheckpointSigning | undefined> {
+async function readSigning(
+  options: ServeOptions['auditSigning'],
+  events: CheckpointEvents,
+): Promise<CheckpointSigning | undefined> {
   if (!options) return undefined;
   let text: string;
   try {
@@ -76,7 +86,25 @@ async function readSigning(options: ServeOptions['auditSigning']): Promise<Check
   if (!isValidKeyName(origin) || origin !== origin.trim()) {
     throw new ArbiterError('INVALID_REQUEST', `--audit-origin: "${origin}" is not a valid origin line`);
   }
-  return { key, origin };
+  const witnesses = await Promise.all(options.witnesses.map(readWitness));
+  return { key, origin, witnesses, events };
+}
+
+/** One --witness with its --witness-vkey; a log key given as a witness key stops the start. */
+async function readWitness({ url, vkey }: { url: string; vkey: string }): Promise<HttpWitness> {
+  let key;
+  try {
+    key = await verifierKeyArg(vkey);
+  } catch (err) {
+    throw new ArbiterError('INVALID_REQUEST', `--witness-vkey ${vkey}: ${(err as Error).message}`);
+  }
+  if (key.type !== SIGNATURE_TYPE.cosignatureV1) {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--witness-vkey ${key.name}: not a witness key (make one with arbiter audit keygen --witness)`,
+    );
+  }
+  return new HttpWitness({ url, key });
 }
 
 const REDIS_RETRY: BackoffSettings = { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, jitter: 0.2 };

@@ -18,7 +18,14 @@ export interface ServeOptions {
   keyRateLimit: { requestsPerSecond: number; burst: number };
   checkpointEvery: { entries: number; seconds: number };
   /** Sign checkpoints of the audit tree with the key in this file; the origin defaults to its name. */
-  auditSigning: { keyFile: string; origin: string | undefined } | undefined;
+  auditSigning:
+    | {
+        keyFile: string;
+        origin: string | undefined;
+        /** C2SP tlog-witnesses that cosign each signed checkpoint: URL and verifier key (or its file). */
+        witnesses: { url: string; vkey: string }[];
+      }
+    | undefined;
   shutdownGraceSeconds: number;
   verifyIntervalSeconds: number;
   /** Audit to a Redis stream instead of the data directory's file. */
@@ -63,6 +70,10 @@ Options:
   --audit-signing-key FILE sign each checkpoint of the audit log's Merkle tree as a
                            C2SP checkpoint with this key ("arbiter audit keygen")
   --audit-origin ORIGIN    the checkpoints' origin line (default: the key's name)
+  --witness URL            send each signed checkpoint to this C2SP tlog-witness
+                           ("arbiter witness"); repeatable, each with a --witness-vkey
+  --witness-vkey VKEY      the witness's verifier key ("arbiter audit keygen --witness"),
+                           or a file holding it; pairs with the --witness of its position
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
   --verify-interval S      re-verify the whole audit chain every S seconds (default: 300)
   --redis URL              audit to a Redis stream (redis://HOST:PORT/DB); checkpoints
@@ -185,6 +196,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'checkpoint-seconds': { type: 'string' },
       'audit-signing-key': { type: 'string' },
       'audit-origin': { type: 'string' },
+      witness: { type: 'string', multiple: true },
+      'witness-vkey': { type: 'string', multiple: true },
       'shutdown-grace': { type: 'string' },
       'verify-interval': { type: 'string' },
       redis: { type: 'string' },
@@ -255,13 +268,37 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
 function auditSigningOptions(values: {
   'audit-signing-key'?: string;
   'audit-origin'?: string;
+  witness?: string[];
+  'witness-vkey'?: string[];
 }): ServeOptions['auditSigning'] {
+  const urls = values.witness ?? [];
+  const vkeys = values['witness-vkey'] ?? [];
   if (values['audit-signing-key'] === undefined) {
-    if (values['audit-origin'] !== undefined)
-      throw new ArbiterError('INVALID_REQUEST', '--audit-origin needs --audit-signing-key FILE');
+    const given = ['audit-origin', 'witness', 'witness-vkey'].find(
+      (flag) => values[flag as keyof typeof values] !== undefined,
+    );
+    if (given) throw new ArbiterError('INVALID_REQUEST', `--${given} needs --audit-signing-key FILE`);
     return undefined;
   }
-  return { keyFile: values['audit-signing-key'], origin: values['audit-origin'] };
+  if (urls.length !== vkeys.length) {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `${urls.length} --witness but ${vkeys.length} --witness-vkey: give each witness URL its verifier key`,
+    );
+  }
+  const witnesses = urls.map((url, i) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol)) {
+      throw new ArbiterError('INVALID_REQUEST', `--witness: "${url}" is not an http(s) URL`);
+    }
+    return { url, vkey: vkeys[i]! };
+  });
+  return { keyFile: values['audit-signing-key'], origin: values['audit-origin'], witnesses };
 }
 
 /** Returns nothing: the kubernetes options of a process without a cluster. */

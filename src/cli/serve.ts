@@ -93,7 +93,10 @@ async function startOnServer(
   // Leadership is known once the configuration backend exists; the audit log asks late.
   let isLeader = () => false;
   const audit = instrumentAuditLog(
-    await openAuditBackend(options, logger, () => isLeader(), startup.setState),
+    await openAuditBackend(options, logger, () => isLeader(), startup.setState, {
+      signingRefused: () => metrics.checkpointSigningRefusals.inc(),
+      witnessFailed: (witness, reason) => metrics.witnessFailures.inc({ witness, reason }),
+    }),
     metrics,
   );
   startup.setState('verifying the audit chain');

@@ -39,6 +39,17 @@ export class Metrics {
     help: 'Audit appends that failed (the request failed closed)',
     registers: [this.registry],
   });
+  readonly checkpointSigningRefusals = new Counter({
+    name: 'arbiter_audit_checkpoint_signing_refusals_total',
+    help: 'Checkpoints left unsigned because the tree does not extend the last signed one (a rewritten log)',
+    registers: [this.registry],
+  });
+  readonly witnessFailures = new Counter({
+    name: 'arbiter_audit_witness_failures_total',
+    help: 'Signed checkpoints a witness did not cosign; reason "refused" means it saw another history',
+    labelNames: ['witness', 'reason'] as const,
+    registers: [this.registry],
+  });
   readonly chainVerified = new Gauge({
     name: 'arbiter_audit_chain_verified',
     help: '1 when the last verification of the whole audit chain succeeded, 0 when it found a break',

@@ -9,7 +9,7 @@ import {
   parseVerifierKey,
 } from '../../src/audit/note/note-keys.js';
 import { openNote } from '../../src/audit/note/signed-note.js';
-import { runArbiter } from '../cli/support/cli-run.js';
+import { serveRefusal } from '../cli/support/cli-run.js';
 import { call, KEYS, removeDir, startArbiter, tempDir } from '../support/arbiter-process.js';
 
 const PROPOSAL = {
@@ -68,20 +68,7 @@ describe('arbiter serve --audit-signing-key (embedded mode)', () => {
         ],
         [['--audit-origin', 'a.test/log'], /--audit-origin needs --audit-signing-key FILE/],
       ] as const) {
-        const result = await runArbiter([
-          'serve',
-          '--api-keys',
-          'examples/api-keys.yaml',
-          '--manifests',
-          'examples/manifests',
-          '--port',
-          '0',
-          '--data-dir',
-          keys,
-          ...args,
-        ]);
-        expect(result.code, result.stdout).not.toBe(0);
-        expect(`${result.stdout}${result.stderr}`).toMatch(reason);
+        expect(await serveRefusal(keys, args)).toMatch(reason);
       }
     } finally {
       await removeDir(keys);

@@ -1,8 +1,14 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HttpWitness } from '../../src/audit/witnessing/http-witness.js';
+import { startWitnessServer } from '../../src/witness/witness-server.js';
+import { WitnessState } from '../../src/witness/witness-state.js';
 import { naiveRoot, referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
 import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
 import { parseCheckpoint } from '../../src/audit/note/checkpoint-note.js';
-import { generateSigningKey, verifierOf } from '../../src/audit/note/note-keys.js';
+import { generateSigningKey, SIGNATURE_TYPE, verifierOf } from '../../src/audit/note/note-keys.js';
 import { openNote } from '../../src/audit/note/signed-note.js';
 import { openRedisAuditLog, RedisAuditKeys } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
@@ -58,6 +64,51 @@ describe('Redis audit log: signed checkpoints', () => {
       const [older, newer] = [signed[i - 1]!, signed[i]!];
       const proof = await follower.tree().consistencyProof(older.size, newer.size);
       expect(() => verifyConsistency(older.size, newer.size, proof, older.root, newer.root)).not.toThrow();
+    }
+  });
+
+  it('has each signed checkpoint cosigned by the witness (a real witness server) before storing it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arbiter-redis-witness-'));
+    const witnessKey = generateSigningKey('witness.test/redis', SIGNATURE_TYPE.cosignatureV1);
+    const { server, port } = await startWitnessServer(
+      {
+        key: witnessKey,
+        logKeys: new Map([['arbiter.test/redis-audit', [verifierOf(key)]]]),
+        state: await WitnessState.open(join(dir, 'state.json')),
+      },
+      0,
+      '127.0.0.1',
+    );
+    try {
+      const store = new MemoryCheckpointStore();
+      const witness = new HttpWitness({ url: `http://127.0.0.1:${port}`, key: verifierOf(witnessKey) });
+      const log = redis.track(
+        await openRedisAuditLog({
+          redis: redis.url(),
+          keyPrefix: 'witnessed:{audit}',
+          checkpoints: {
+            store,
+            everyEntries: 20,
+            intervalMs: 0,
+            signing: { ...signing, witnesses: [witness] },
+          },
+        }),
+      );
+      for (let i = 0; i < 45; i++) await log.append(decisionEvent(i));
+      await log.close();
+      const signed = store.checkpoints.filter((c) => c.note);
+      expect(signed.map((c) => c.seq)).toEqual([20, 40, 45]);
+      for (const checkpoint of signed) {
+        const note = `${checkpoint.note}${(checkpoint.cosignatures ?? []).join('')}`;
+        expect(openNote(note, [verifierOf(witnessKey)]).verified.map((v) => v.name)).toEqual([
+          'witness.test/redis',
+        ]);
+      }
+      const state = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8'));
+      expect(state.logs['arbiter.test/redis-audit'].size).toBe(45);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

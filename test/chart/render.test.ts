@@ -4,7 +4,7 @@ import { ApiKeyRegistry } from '../../src/auth/api-keys.js';
 import type { AdmissionOptions } from '../../src/admission/admission-settings.js';
 import { parseServeOptions, type ServeOptions } from '../../src/cli/serve-options.js';
 import { arbiterContainer, renderChart, type RenderedChart } from './support/render-chart.js';
-import { VALUE_SETS } from './support/value-sets.js';
+import { VALUE_SETS, WITNESS_VKEY } from './support/value-sets.js';
 
 const NAMESPACE = 'arbiter-system';
 const POD_ENV = { POD_NAME: 'arbiter-0', POD_NAMESPACE: NAMESPACE };
@@ -219,6 +219,7 @@ describe('the chart renders', () => {
     expect(options.auditSigning).toEqual({
       keyFile: '/etc/arbiter/audit-signing/key',
       origin: 'arbiter.example.com/prod-audit',
+      witnesses: [{ url: 'https://witness.security.example.com', vkey: WITNESS_VKEY }],
     });
     expect(volumeMountFor(chart, options.auditSigning!.keyFile).volume.secret).toEqual({
       secretName: 'arbiter-audit-signing',

@@ -41,6 +41,16 @@ describe('FileCheckpointStore', () => {
     expect(document).toEqual({ checkpoints: [checkpoint(1)] });
   });
 
+  it('refuses a file whose cosignatures are not a list of lines', async () => {
+    await writeFile(
+      join(dir, CHECKPOINTS_FILE),
+      JSON.stringify({ checkpoints: [{ ...checkpoint(1), note: 'n\n', cosignatures: [7] }] }),
+    );
+    await expect(new FileCheckpointStore({ dir, retain: 2 }).list()).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
+  });
+
   it('refuses a file that holds no checkpoint list', async () => {
     await writeFile(join(dir, CHECKPOINTS_FILE), '{"checkpoints": [{"seq": "x"}]}');
     await expect(new FileCheckpointStore({ dir, retain: 2 }).list()).rejects.toMatchObject({

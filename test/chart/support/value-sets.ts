@@ -1,3 +1,7 @@
+/** A witness's verifier key ("arbiter audit keygen --witness" made it). */
+export const WITNESS_VKEY =
+  'witness.security.example.com+0a4e368e+BF5R1hs0C1A+2aliEJExQYU96UMiC14Dj13+LHnEU7uW';
+
 /** Value sets the chart is rendered, validated and applied with (over values.yaml). */
 export const VALUE_SETS: Record<string, Record<string, unknown>> = {
   defaults: {},
@@ -17,7 +21,13 @@ export const VALUE_SETS: Record<string, Record<string, unknown>> = {
   'Redis URL and API keys from existing Secrets, private CA': {
     redis: { existingSecret: 'arbiter-redis', existingSecretKey: 'url', tls: { caSecret: 'redis-ca' } },
     apiKeys: { existingSecret: 'arbiter-api-keys', secretKey: 'keys.yaml' },
-    audit: { signing: { existingSecret: 'arbiter-audit-signing', origin: 'arbiter.example.com/prod-audit' } },
+    audit: {
+      signing: {
+        existingSecret: 'arbiter-audit-signing',
+        origin: 'arbiter.example.com/prod-audit',
+        witnesses: [{ url: 'https://witness.security.example.com', vkey: WITNESS_VKEY }],
+      },
+    },
   },
   'rediss URL, keys in values, strict decisions, three replicas': {
     replicas: 3,
@@ -52,6 +62,20 @@ export const VALUE_SETS: Record<string, Record<string, unknown>> = {
 /** Value sets values.schema.json must reject, with the instance path ajv names. */
 export const REJECTED_VALUE_SETS: { name: string; values: Record<string, unknown>; path: string }[] = [
   { name: 'zero replicas', values: { replicas: 0 }, path: '/replicas' },
+  {
+    name: 'a witness without its verifier key',
+    values: { audit: { signing: { witnesses: [{ url: 'https://witness.example.com' }] } } },
+    path: '/audit/signing/witnesses/0',
+  },
+  {
+    name: 'a witness verifier key that is not name+keyhash+base64',
+    values: {
+      audit: {
+        signing: { witnesses: [{ url: 'https://witness.example.com', vkey: 'witness.example.com' }] },
+      },
+    },
+    path: '/audit/signing/witnesses/0/vkey',
+  },
   { name: 'replicas as a string', values: { replicas: 'two' }, path: '/replicas' },
   { name: 'risk threshold above 1', values: { risk: { threshold: 1.5 } }, path: '/risk/threshold' },
   { name: 'unknown default outcome', values: { defaultOutcome: 'MAYBE' }, path: '/defaultOutcome' },

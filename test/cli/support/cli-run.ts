@@ -22,6 +22,24 @@ export function runArbiter(args: readonly string[]): Promise<CliResult> {
   });
 }
 
+/** `arbiter serve` with the examples and these flags, expected to refuse to start: its output. */
+export async function serveRefusal(dataDir: string, flags: readonly string[]): Promise<string> {
+  const result = await runArbiter([
+    'serve',
+    '--api-keys',
+    'examples/api-keys.yaml',
+    '--manifests',
+    'examples/manifests',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    ...flags,
+  ]);
+  if (result.code === 0) throw new Error(`arbiter serve ${flags.join(' ')} started:\n${result.stdout}`);
+  return `${result.stdout}${result.stderr}`;
+}
+
 /**
  * A temp folder for one test file's fixtures, removed after it; `write` puts a file in it
  * (creating folders) and returns its path.
