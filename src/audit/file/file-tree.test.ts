@@ -8,7 +8,9 @@ import { verifyConsistency } from '../merkle/verify-consistency.js';
 import { verifyInclusion } from '../merkle/verify-inclusion.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
 import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
-import { TREE_FILE } from './tree-file.js';
+import { StoredAuditTree } from '../audit-tree.js';
+import { openLogFile } from './log-file.js';
+import { TREE_FILE, TreeFile } from './tree-file.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -159,5 +161,32 @@ describe('the file audit log keeps an RFC 6962 tree beside the log', () => {
       verifyInclusion(4, 10, leafHash(referenceLeafInput(entries[4]!)), proof, root),
     ).not.toThrow();
     expect(() => verifyInclusion(4, 10, leafHash(referenceLeafInput(altered)), proof, root)).toThrow();
+  });
+});
+
+describe('TreeFile keeps upper nodes in memory once read', () => {
+  it('serves proofs of the tree as it is after a truncation and a different append, never the dropped nodes', async () => {
+    const file = await openLogFile(join(dir, TREE_FILE));
+    const tree = await TreeFile.open(file);
+    const first = Array.from({ length: 5000 }, (_, i) => Buffer.from(`first ${i}`));
+    await tree.append(first.map((input) => leafHash(input)));
+    const stored = new StoredAuditTree(tree);
+    // Reads (and keeps) the level-11 and level-12 nodes over leaves 2048..4095 and 0..4095.
+    await stored.inclusionProof(4500, 5000);
+    await stored.inclusionProof(10, 5000);
+    await tree.truncateTo(2500);
+    const second = Array.from({ length: 2500 }, (_, i) => Buffer.from(`second ${i}`));
+    await tree.append(second.map((input) => leafHash(input)));
+    const leaves = [...first.slice(0, 2500), ...second];
+    const root = naiveRoot(leaves);
+    expect((await stored.root(5000)).equals(root)).toBe(true);
+    for (const index of [10, 2047, 2048, 3000, 4095, 4500, 4999]) {
+      const proof = await stored.inclusionProof(index, 5000);
+      expect(
+        () => verifyInclusion(index, 5000, leafHash(leaves[index]!), proof, root),
+        `leaf ${index}`,
+      ).not.toThrow();
+    }
+    await tree.close();
   });
 });

@@ -17,6 +17,14 @@ export const TREE_FILE = 'audit.tree';
 const SPAN_RECORDS = 2048;
 
 /**
+ * Nodes over at least 2^11 leaves are kept in memory once read (about 70 bytes per 1,000
+ * leaves): a proof then reads only the few records near its leaf, in one or two spans,
+ * instead of one read per upper level. A stored node never changes, so the copy never
+ * goes stale; only a truncation drops some.
+ */
+const CACHED_LEVEL = 11;
+
+/**
  * The Merkle tree of the file audit log, beside it: every completed perfect subtree's
  * hash as a 32-byte record, in the order appends complete them (tree-layout.ts). The
  * newest leaves' nodes and the frontier live in memory too, so an append writes only
@@ -25,6 +33,8 @@ const SPAN_RECORDS = 2048;
 export class TreeFile implements TreeNodeStore {
   private count = 0;
   private frontier: TreeFrontier = EMPTY_FRONTIER;
+  /** Upper nodes read so far, by stored position. */
+  private readonly upper = new Map<number, TreeHash>();
 
   private constructor(private readonly file: LogFile) {}
 
@@ -55,6 +65,9 @@ export class TreeFile implements TreeNodeStore {
     const kept = Math.min(leaves, leavesStoredIn(Math.floor((await this.file.size()) / HASH_BYTES)));
     await this.file.truncate(nodesStoredFor(kept) * HASH_BYTES);
     this.count = kept;
+    for (const position of this.upper.keys()) {
+      if (position >= nodesStoredFor(kept)) this.upper.delete(position);
+    }
     const nodes = frontierNodes(kept);
     const hashes = await this.readNodes(nodes);
     this.frontier = { size: kept, hashes: nodes.map((node) => hashes.get(nodeKey(node))!) };
@@ -81,10 +94,16 @@ export class TreeFile implements TreeNodeStore {
    */
   async readNodes(nodes: readonly NodeId[]): Promise<Map<string, TreeHash>> {
     const stored = nodesStoredFor(this.count);
-    const wanted = nodes
-      .map((node) => ({ node, position: storedPosition(node) }))
-      .filter((w) => w.position < stored)
-      .sort((a, b) => a.position - b.position);
+    const found = new Map<string, TreeHash>();
+    const wanted: { node: NodeId; position: number }[] = [];
+    for (const node of nodes) {
+      const position = storedPosition(node);
+      if (position >= stored) continue;
+      const cached = this.upper.get(position);
+      if (cached) found.set(nodeKey(node), cached);
+      else wanted.push({ node, position });
+    }
+    wanted.sort((a, b) => a.position - b.position);
     const spans: { first: number; last: number; members: typeof wanted }[] = [];
     for (const w of wanted) {
       const span = spans.at(-1);
@@ -95,13 +114,15 @@ export class TreeFile implements TreeNodeStore {
         spans.push({ first: w.position, last: w.position, members: [w] });
       }
     }
-    const found = new Map<string, TreeHash>();
     await Promise.all(
       spans.map(async ({ first, last, members }) => {
         const bytes = await this.file.read((last - first + 1) * HASH_BYTES, first * HASH_BYTES);
         for (const { node, position } of members) {
           const record = bytes.subarray((position - first) * HASH_BYTES, (position - first + 1) * HASH_BYTES);
-          if (record.length === HASH_BYTES) found.set(nodeKey(node), Buffer.from(record));
+          if (record.length !== HASH_BYTES) continue;
+          const hash = Buffer.from(record);
+          found.set(nodeKey(node), hash);
+          if (node.level >= CACHED_LEVEL) this.upper.set(position, hash);
         }
       }),
     );
