@@ -7,13 +7,16 @@ import { decisionEvent } from './support/payloads.js';
 
 /**
  * One writer of the append benchmark, as its own process (a replica). argv[2]: JSON
- * {mode: 'chain' | 'xadd', redisUrl, writer, durationMs, inFlight, stream}. Prints
+ * {mode: 'chain' | 'chain-without-tree' | 'xadd', redisUrl, writer, durationMs, inFlight, stream, keyPrefix?}. Prints
  * "ready", waits for "go" on stdin, appends for durationMs keeping `inFlight` appends
  * (chain) or one pipeline of `inFlight` XADDs (xadd) outstanding, prints {count, failed,
  * elapsedMs, latenciesMs} (latenciesMs: a sample of acknowledged appends' latencies, chain only).
  */
 interface WriterOptions {
-  mode: 'chain' | 'xadd';
+  /** chain-without-tree: the chain alone, no Merkle tree records (what the tree costs). */
+  mode: 'chain' | 'chain-without-tree' | 'xadd';
+  /** Key prefix of the chain (default: the backend's). */
+  keyPrefix?: string;
   redisUrl: string;
   writer: number;
   durationMs: number;
@@ -48,7 +51,12 @@ interface WriterResult {
 const LATENCY_SAMPLES = 5000;
 
 async function runChain(): Promise<WriterResult> {
-  const log = await openRedisAuditLog({ redis: options.redisUrl, appendTimeoutMs: 10_000 });
+  const log = await openRedisAuditLog({
+    redis: options.redisUrl,
+    appendTimeoutMs: 10_000,
+    ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
+    withoutTree: options.mode === 'chain-without-tree',
+  });
   console.log('ready');
   await go();
   const started = performance.now();
@@ -103,7 +111,7 @@ async function runXadd(): Promise<WriterResult> {
   return { count, failed: 0, elapsedMs, latenciesMs: [] };
 }
 
-const result = options.mode === 'chain' ? await runChain() : await runXadd();
+const result = options.mode === 'xadd' ? await runXadd() : await runChain();
 console.log(JSON.stringify(result));
 // stdin stays open (the parent's pipe): leave explicitly.
 process.exit(0);

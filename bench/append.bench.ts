@@ -15,7 +15,7 @@ interface WriterResult {
   latenciesMs: number[];
 }
 
-interface RunResult {
+export interface RunResult {
   perSec: number;
   failed: number;
   /** Of acknowledged appends, queueing included (a sample), in ms. */
@@ -24,19 +24,20 @@ interface RunResult {
 }
 
 /** Starts `writers` writer processes, releases them together, and sums their entries/s. */
-async function runWriters(
-  mode: 'chain' | 'xadd',
+export async function runWriters(
+  mode: 'chain' | 'chain-without-tree' | 'xadd',
   redisUrl: string,
   writers: number,
   durationMs: number,
   inFlight: number,
+  keyPrefix?: string,
 ): Promise<RunResult> {
   const children = Array.from({ length: writers }, (_, writer) =>
     spawn(
       process.execPath,
       [
         join(BENCH_OUT, 'append-writer.js'),
-        JSON.stringify({ mode, redisUrl, writer, durationMs, inFlight, stream: `raw:${writer}` }),
+        JSON.stringify({ mode, redisUrl, writer, durationMs, inFlight, stream: `raw:${writer}`, keyPrefix }),
       ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     ),

@@ -2,6 +2,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { admissionBench } from './admission.bench.js';
 import { appendBoundsBench } from './append-bounds.bench.js';
 import { appendBench } from './append.bench.js';
+import { appendTreeBench } from './append-tree.bench.js';
 import { indexBuildBench } from './index-build.bench.js';
 import { proofsBench } from './proofs.bench.js';
 import { proposeBench } from './propose.bench.js';
@@ -18,6 +19,7 @@ type Bench = (report: Report, settings: BenchSettings) => Promise<void>;
 const BENCHES: Record<string, Bench> = {
   propose: proposeBench,
   append: appendBench,
+  'append-tree': appendTreeBench,
   verify: verifyBench,
   proofs: proofsBench,
   scale: scaleBench,

@@ -52,6 +52,8 @@ export interface FileAuditLogOptions {
   checkpointStore?: CheckpointStore;
   /** Signs checkpoints of the Merkle tree (C2SP checkpoints) when set. */
   signing?: CheckpointSigning;
+  /** Bench seam: append the chain alone, no Merkle tree (what the tree costs an append). */
+  withoutTree?: boolean;
 }
 
 const DEFAULTS = { maxBatchEntries: 1000, verifyCacheSeconds: 60 };
@@ -69,6 +71,7 @@ interface LogParts {
   maxBatchEntries: number;
   checkpointEvery: CheckpointEvery;
   signing: CheckpointSigning | undefined;
+  withoutTree: boolean;
 }
 
 function validateEvent(event: AuditEventInput): void {
@@ -103,6 +106,7 @@ export class FileAuditLog implements AuditLog {
   private readonly ranges: RangeVerifier;
   private readonly logger: AuditLogger;
   private readonly newId: () => string;
+  private readonly withoutTree: boolean;
 
   private constructor(parts: LogParts) {
     this.file = parts.file;
@@ -113,6 +117,7 @@ export class FileAuditLog implements AuditLog {
     this.checkpointStore = parts.store;
     this.logger = parts.logger;
     this.newId = parts.newId;
+    this.withoutTree = parts.withoutTree;
     this.ranges = parts.ranges;
     const headSeq = this.last?.seq ?? 0;
     const checkpointed = parts.initialCheckpoints.filter((c) => c.seq <= headSeq).at(-1)?.seq ?? 0;
@@ -168,6 +173,7 @@ export class FileAuditLog implements AuditLog {
       maxBatchEntries: settings.maxBatchEntries,
       checkpointEvery: settings.checkpointEvery,
       signing: settings.signing,
+      withoutTree: settings.withoutTree ?? false,
     });
     log.checkpointer.start();
     return log;
@@ -273,7 +279,7 @@ export class FileAuditLog implements AuditLog {
 
   /** Leaf index = seq - 1: a tree that lost step with the log (a gap at open) is left as it is. */
   private async appendToTree(entries: AuditEntry[]): Promise<void> {
-    if (this.treeFile.size !== entries[0]!.seq - 1) return;
+    if (this.withoutTree || this.treeFile.size !== entries[0]!.seq - 1) return;
     await this.treeFile.append(entries.map((entry) => leafHash(leafInput(entry))));
   }
 

@@ -33,6 +33,8 @@ export interface ChainAppenderSettings {
   onStored: (entries: readonly AuditEntry[]) => void;
   /** A batch was stored while the Merkle tree lags the chain: the tree needs a catch-up. */
   onTreeBehind?: () => void;
+  /** Bench seam: append the chain alone, no tree records (what the tree costs an append). */
+  withoutTree?: boolean;
 }
 
 type EntryContent = Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>;
@@ -240,7 +242,7 @@ export class ChainAppender {
     );
     const frontier = last ? last.frontier : this.frontier;
     const growth =
-      frontier?.size === base.seq
+      frontier?.size === base.seq && !this.settings.withoutTree
         ? growTree(
             this.keys,
             frontier,
@@ -256,7 +258,8 @@ export class ChainAppender {
   /** Settles batches in doubt, and waits as the last reply to a batch that lost said. */
   private async beforeResend(batch: Batch): Promise<void> {
     if (this.doubtful.length > 0) await this.settleDoubtful(Math.max(1, batch.deadline - Date.now()));
-    if (this.frontier?.size !== this.head.seq) await this.readFrontier(batch.deadline);
+    if (this.frontier?.size !== this.head.seq && !this.settings.withoutTree)
+      await this.readFrontier(batch.deadline);
     while (batch.waitMs > 0) {
       await sleep(Math.min(batch.waitMs, batch.deadline - Date.now()));
       await this.probe(batch);
@@ -357,7 +360,7 @@ export class ChainAppender {
   private afterTreeGrew(flight: Flight, leaves: number): void {
     const behind = leaves !== flight.head.seq;
     this.frontier = behind ? undefined : flight.frontier;
-    if (behind) this.settings.onTreeBehind?.();
+    if (behind && !this.settings.withoutTree) this.settings.onTreeBehind?.();
   }
 
   private fail(batch: Batch, err: unknown): void {

@@ -65,6 +65,8 @@ export interface RedisAuditLogOptions {
   now?: () => Date;
   /** Ids of new entries (the decision's audit_ref). Default: random UUID. */
   newId?: () => string;
+  /** Bench seam: append the chain alone, no Merkle tree (what the tree costs an append). */
+  withoutTree?: boolean;
 }
 
 const DEFAULTS = {
@@ -166,6 +168,7 @@ export class RedisAuditLog implements AuditLog {
         if (last) this.checkpointer?.offer(this.checkpointOf(last));
       },
       onTreeBehind: () => void this.catchUpTree(),
+      withoutTree: settings.withoutTree,
     });
     this.tail = new StreamTail(
       () => {
