@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validateConfigObject } from '../index/index.js';
 import { ArbiterError, type ConfigObject } from '../model/index.js';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../fs/atomic-file.js';
 
 /**
  * Objects written through the API in embedded mode, kept in one JSON file that is

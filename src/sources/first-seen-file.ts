@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../fs/atomic-file.js';
 
 /**
  * When each manifest object (by `Kind/name`) was first seen, kept in the data directory so

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomically } from '../sources/atomic-file.js';
+import { writeFileAtomically } from '../fs/atomic-file.js';
 import type { WitnessedCheckpoint } from './add-checkpoint.js';
 
 interface StateDocument {

@@ -1,6 +1,6 @@
-import { constants } from 'node:fs';
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../../fs/atomic-file.js';
 import { ArbiterError } from '../../model/index.js';
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
 import { checkPreviousNote, isCheckpoint } from '../checkpoint-shape.js';
@@ -66,21 +66,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return [...list].sort((a, b) => a.seq - b.seq);
   }
 
-  private async write(checkpoints: Checkpoint[]): Promise<void> {
-    const temporary = `${this.path}.tmp`;
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o640);
-    try {
-      await handle.writeFile(`${JSON.stringify({ checkpoints }, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, this.path);
-    const dir = await open(this.options.dir, constants.O_RDONLY);
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+  private write(checkpoints: Checkpoint[]): Promise<void> {
+    return writeFileAtomically(this.path, `${JSON.stringify({ checkpoints }, null, 2)}\n`, 0o640);
   }
 }
