@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCheckpoint } from '../../src/audit/note/checkpoint-note.js';
@@ -49,6 +49,54 @@ describe('arbiter serve --audit-signing-key (embedded mode)', () => {
       await arbiter.stop();
       await removeDir(arbiter.dataDir);
       await removeDir(arbiter.manifestsDir);
+      await removeDir(keys);
+    }
+  });
+
+  it('refuses to sign a rewritten log: an error in its log and arbiter_audit_checkpoint_signing_refusals_total', async () => {
+    const keys = await tempDir('arbiter-signing-');
+    await writeFile(
+      join(keys, 'signing.key'),
+      formatSigningKey(generateSigningKey('arbiter.test/embedded')),
+      {
+        mode: 0o600,
+      },
+    );
+    const args = ['--audit-signing-key', join(keys, 'signing.key'), '--checkpoint-entries', '3'];
+    const proposeSome = async (url: string) => {
+      for (let i = 0; i < 7; i++) {
+        const answer = await call(url, 'POST', '/api/v1/governance/propose', {
+          key: KEYS.agent,
+          body: PROPOSAL,
+        });
+        expect(answer.status).toBe(200);
+      }
+    };
+    const first = await startArbiter({ args });
+    let second: Awaited<ReturnType<typeof startArbiter>> | undefined;
+    try {
+      await proposeSome(first.url);
+      expect(await first.stop()).toBe(0);
+      // The history is replaced (log and tree deleted); the signed checkpoints stay.
+      await rm(join(first.dataDir, 'audit.jsonl'));
+      await rm(join(first.dataDir, 'audit.tree'));
+      second = await startArbiter({ args, dataDir: first.dataDir, manifestsDir: first.manifestsDir });
+      await proposeSome(second.url);
+      const refusals = async () => {
+        const metrics = String((await call(second!.url, 'GET', '/metrics')).body);
+        return Number(/^arbiter_audit_checkpoint_signing_refusals_total (\d+)$/m.exec(metrics)?.[1] ?? 0);
+      };
+      await expect.poll(refusals, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      expect(
+        second.logs.some((line) =>
+          line.includes('audit checkpoint NOT signed: the tree does not extend the last signed checkpoint'),
+        ),
+      ).toBe(true);
+    } finally {
+      await second?.stop();
+      await first.stop();
+      await removeDir(first.dataDir);
+      await removeDir(first.manifestsDir);
       await removeDir(keys);
     }
   });
