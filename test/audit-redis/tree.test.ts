@@ -50,6 +50,27 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     expect(() => verifyConsistency(99, 300, consistency, older, root)).not.toThrow();
   });
 
+  it('keeps level with the chain when writers race: a lost race is told the frontier, no tree read, no catch-up', async () => {
+    counter += 1;
+    const prefix = `tree${counter}:{audit}`;
+    const writers = await Promise.all([1, 2, 3].map(() => open(prefix, { maxBatchEntries: 4 })));
+    // Every writer starts at the same head; from there on they race.
+    await Promise.all(writers.map((w, n) => w.append(decisionEvent(n))));
+    await redis.admin().config('RESETSTAT');
+    await Promise.all(
+      writers.flatMap((w, n) => Array.from({ length: 60 }, (_, i) => w.append(decisionEvent(100 * n + i)))),
+    );
+    const stats = await redis.admin().info('commandstats');
+    // Tree nodes are read (GETRANGE) only for a frontier read or a catch-up.
+    expect(stats).not.toMatch(/cmdstat_getrange:/);
+    expect(Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1])).toBeGreaterThan(0);
+    const head = await writers[0]!.head();
+    expect(head.seq).toBe(183);
+    expect(await writers[0]!.tree().size()).toBe(183);
+    const leaves = (await streamEntries(writers[0]!.keys)).map(referenceLeafInput);
+    expect((await writers[1]!.tree().root(183)).equals(naiveRoot(leaves))).toBe(true);
+  });
+
   it('hashes in a log that is older than the tree, while appends go on', async () => {
     counter += 1;
     const prefix = `tree${counter}:{audit}`;

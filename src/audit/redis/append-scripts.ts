@@ -20,12 +20,15 @@ export const LEASE_AFTER_LOSSES = 3;
  *       4 races this batch has lost, 5 the writer's id, 6 entry count n (0: a probe),
  *       7 hash of the last entry, 8 since when the writer has been refused (Redis-clock ms,
  *       '' if it is not waiting), 9 the tree records the batch completes ('' if the writer
- *       does not know the tree's frontier), 10 the position of the first of them,
+ *       does not know the tree's frontier), 10 the position of the first of them, 11 the
+ *       tree's frontier after the batch (base64 of its hashes, '' with no records),
  *       then n entry ids, n entry JSONs, n timestamps in ms,
  *       then for each equality index key (KEYS[8..], same order) the positions in the
  *       batch (1..n, space-separated) of the entries it indexes.
- * Reply: {'ok', last seq, leaves in the tree} | {'conflict', head seq, head hash[, 'lease']}
- *        | {'busy', head seq, head hash, ms to wait} | {'landed', first seq}
+ * Reply: {'ok', last seq, leaves in the tree}
+ *        | {'conflict', head seq, head hash, 'lease' or '', leaves in the tree, frontier}
+ *        | {'busy', head seq, head hash, ms to wait, leaves in the tree, frontier}
+ *        | {'landed', first seq}
  *        | {'cancelled'} | {'expired'} | {'headless'}.
  *
  * Contention: a writer that just appended knows the new head without a round trip, so it
@@ -43,7 +46,10 @@ export const LEASE_AFTER_LOSSES = 3;
  * The Merkle tree grows with the chain: the records are stored only when the tree holds
  * exactly the leaves up to the expected head (the head hash's `tree` field), which the
  * compare on the head makes the writer's frontier. A tree that lags (a log older than the
- * tree) is left to the catch-up script and the chain goes on.
+ * tree) is left to the catch-up script and the chain goes on. The head hash keeps the
+ * frontier of the tree at its `tree` size (`frontier`), and a conflict or busy reply
+ * carries it: a writer that lost a race seals its next batch with the tree's records
+ * without another round trip, so contention does not leave the tree behind the chain.
  *
  * All checks run before the first write, and only the first XADD of a batch can fail
  * (later ids are larger; the scores are numbers the caller checked), so an error reply
@@ -52,16 +58,17 @@ export const LEASE_AFTER_LOSSES = 3;
 export const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return {'cancelled'} end
 local n = tonumber(ARGV[6])
-local ID, JSON, TIME, POS = 10, 10 + n, 10 + 2 * n, 3 * n + 1
+local ID, JSON, TIME, POS = 11, 11 + n, 11 + 2 * n, 3 * n + 2
 if n > 0 then
   local landed = redis.call('HGET', KEYS[3], ARGV[ID + 1])
   if landed then return {'landed', landed} end
 end
-local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'lease', 'lease_until', 'next', 'next_until', 'next_since', 'tree')
+local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'lease', 'lease_until', 'next', 'next_until', 'next_since', 'tree', 'frontier')
 if not head[1] and redis.call('XLEN', KEYS[2]) > 0 then return {'headless'} end
 local seq = tonumber(head[1] or '0')
 local seqArg = string.format('%d', seq)
 local hash = head[2] or '${GENESIS_HASH}'
+local treeArg, frontierArg = head[8] or '0', head[9] or ''
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local me = ARGV[5]
@@ -75,10 +82,10 @@ if leased and head[3] ~= me then
   if not reserved or (head[5] ~= me and since < tonumber(head[7] or now)) then
     redis.call('HSET', KEYS[1], 'next', me, 'next_until', leaseUntil + ${LEASE_MS}, 'next_since', since)
   end
-  return {'busy', seqArg, hash, leaseUntil - now}
+  return {'busy', seqArg, hash, leaseUntil - now, treeArg, frontierArg}
 end
 if not leased and reserved and head[5] ~= me then
-  return {'busy', seqArg, hash, math.min(nextUntil - now, ${LEASE_MS})}
+  return {'busy', seqArg, hash, math.min(nextUntil - now, ${LEASE_MS}), treeArg, frontierArg}
 end
 local function takeLease()
   redis.call('HSET', KEYS[1], 'lease', me, 'lease_until', now + ${LEASE_MS})
@@ -87,9 +94,9 @@ end
 if n == 0 or seq ~= tonumber(ARGV[1]) or hash ~= ARGV[2] then
   if not leased and (n == 0 or reserved or tonumber(ARGV[4]) + 1 >= ${LEASE_AFTER_LOSSES}) then
     takeLease()
-    return {'conflict', seqArg, hash, 'lease'}
+    return {'conflict', seqArg, hash, 'lease', treeArg, frontierArg}
   end
-  return {'conflict', seqArg, hash}
+  return {'conflict', seqArg, hash, '', treeArg, frontierArg}
 end
 if now > tonumber(ARGV[3]) then
   return {'expired'}
@@ -151,7 +158,8 @@ for k = 10, #KEYS do
   each('ZADD', KEYS[k], members)
 end
 
-local tree = tonumber(head[8] or '0')
+local tree = tonumber(treeArg)
+local frontier = frontierArg
 if ARGV[9] ~= '' and tree == seq then
   local first = tonumber(ARGV[10])
   local chunkStart = math.floor(first / ${TREE_CHUNK_RECORDS}) * ${TREE_CHUNK_RECORDS}
@@ -159,9 +167,10 @@ if ARGV[9] ~= '' and tree == seq then
   redis.call('SETRANGE', KEYS[8], (first - chunkStart) * 32, string.sub(ARGV[9], 1, room))
   if #ARGV[9] > room then redis.call('SETRANGE', KEYS[9], 0, string.sub(ARGV[9], room + 1)) end
   tree = seq + n
+  frontier = ARGV[11]
 end
 
-redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ARGV[ID + n], 'tree', string.format('%d', tree))
+redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ARGV[ID + n], 'tree', string.format('%d', tree), 'frontier', frontier)
 return {'ok', seqs[n], string.format('%d', tree)}
 `;
 
@@ -184,7 +193,8 @@ return {'cancelled'}
  * record twice or leave a gap.
  *
  * KEYS: 1 head, 2 and 3 the tree chunks of the first and last record.
- * ARGV: 1 from (leaves the tree must hold), 2 to, 3 the records, 4 position of the first.
+ * ARGV: 1 from (leaves the tree must hold), 2 to, 3 the records, 4 position of the first,
+ *       5 the frontier at `to` (base64 of its hashes).
  * Reply: {'ok', to} | {'moved', leaves the tree holds}.
  */
 export const TREE_CATCH_UP_SCRIPT = `
@@ -197,6 +207,6 @@ local chunkStart = math.floor(first / ${TREE_CHUNK_RECORDS}) * ${TREE_CHUNK_RECO
 local room = (chunkStart + ${TREE_CHUNK_RECORDS} - first) * 32
 redis.call('SETRANGE', KEYS[2], (first - chunkStart) * 32, string.sub(ARGV[3], 1, room))
 if #ARGV[3] > room then redis.call('SETRANGE', KEYS[3], 0, string.sub(ARGV[3], room + 1)) end
-redis.call('HSET', KEYS[1], 'tree', ARGV[2])
+redis.call('HSET', KEYS[1], 'tree', ARGV[2], 'frontier', ARGV[5])
 return {'ok', ARGV[2]}
 `;

@@ -11,7 +11,7 @@ import { AuditAppendInDoubtError } from './errors.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { measureClockOffsetMs } from './redis-clock.js';
-import { growTree, RedisTreeStore, type TreeGrowth } from './redis-tree.js';
+import { decodeFrontier, encodeFrontier, growTree, RedisTreeStore, type TreeGrowth } from './redis-tree.js';
 import { LuaScript } from './run-script.js';
 import { sleep, withTimeout } from './timeout.js';
 
@@ -294,9 +294,9 @@ export class ChainAppender {
     this.assertCanSend(batch.deadline);
     const call = APPEND.run(this.redis, ...this.appendArguments(batch, [], this.head, undefined));
     const reply = (await withTimeout(call, batch.deadline - Date.now(), 'audit append probe')) as string[];
-    const [status, seq, hash, wait] = reply;
+    const [status, seq, hash, wait, tree, frontier] = reply;
     if (status !== 'busy' && status !== 'conflict') throw refusal(status);
-    this.head = { seq: Number(seq), hash: String(hash) };
+    this.moveHead({ seq: Number(seq), hash: String(hash) }, tree, frontier);
     batch.waitMs = status === 'busy' ? Number(wait) : 0;
   }
 
@@ -331,7 +331,7 @@ export class ChainAppender {
       }
       return this.settleAfterLostReply(doubt, err);
     }
-    const [status, first, second, extra] = reply;
+    const [status, first, second, extra, tree, frontier] = reply;
     if (status === 'ok') {
       // Replies come in the order of the calls, so this is the newest head.
       this.head = flight.head;
@@ -343,7 +343,7 @@ export class ChainAppender {
     this.stalled = true;
     if (status === 'landed') return this.readBack(Number(first), doubt);
     if (status !== 'conflict' && status !== 'busy') throw refusal(status);
-    this.head = { seq: Number(first), hash: String(second) };
+    this.moveHead({ seq: Number(first), hash: String(second) }, tree, frontier);
     this.waitingSinceMs ??= Date.now() + this.clockOffsetMs;
     if (status === 'conflict') batch.losses += 1;
     if (batch.losses >= this.settings.maxAttempts) {
@@ -354,6 +354,16 @@ export class ChainAppender {
     const at = this.retry.findIndex((b) => b.order > batch.order);
     this.retry.splice(at < 0 ? this.retry.length : at, 0, batch);
     return undefined;
+  }
+
+  /**
+   * Another writer moved the head: the reply says where, with the tree's size and frontier,
+   * which is this writer's frontier when the tree is level with the head.
+   */
+  private moveHead(head: ChainHead, tree: string | undefined, frontier: string | undefined): void {
+    this.head = head;
+    if (this.settings.withoutTree || Number(tree) !== head.seq || frontier === undefined) return;
+    this.frontier = decodeFrontier(head.seq, frontier) ?? this.frontier;
   }
 
   /** The tree holds `leaves` after the stored batch: behind the head, it needs a catch-up. */
@@ -427,6 +437,7 @@ export class ChainAppender {
       this.waitingSinceMs === undefined ? '' : Math.floor(this.waitingSinceMs),
       growth?.records ?? '',
       growth?.firstPosition ?? 0,
+      growth ? encodeFrontier(growth.frontier) : '',
       ...ids,
       ...jsons,
       ...times,

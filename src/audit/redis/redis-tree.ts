@@ -15,6 +15,22 @@ export interface TreeGrowth {
   frontier: TreeFrontier;
 }
 
+/** The frontier as the head hash keeps it: base64 of its hashes, left to right. */
+export function encodeFrontier(frontier: TreeFrontier): string {
+  return Buffer.concat(frontier.hashes).toString('base64');
+}
+
+/** The frontier of a tree of `size` leaves from its encoding; undefined if it is not one. */
+export function decodeFrontier(size: number, encoded: string): TreeFrontier | undefined {
+  const bytes = Buffer.from(encoded, 'base64');
+  const count = frontierNodes(size).length;
+  if (bytes.length !== count * HASH_BYTES || bytes.toString('base64') !== encoded) return undefined;
+  const hashes = Array.from({ length: count }, (_, i) =>
+    bytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
+  );
+  return { size, hashes };
+}
+
 /** Hashes leaves into the tree whose frontier is known: the records to store and the new frontier. */
 export function growTree(
   keys: RedisAuditKeys,

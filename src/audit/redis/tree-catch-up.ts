@@ -6,7 +6,7 @@ import { leafHash } from '../merkle/tree-hash.js';
 import { TREE_CATCH_UP_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
-import { growTree, RedisTreeStore } from './redis-tree.js';
+import { encodeFrontier, growTree, RedisTreeStore } from './redis-tree.js';
 import { LuaScript } from './run-script.js';
 
 const CATCH_UP = new LuaScript(TREE_CATCH_UP_SCRIPT);
@@ -55,7 +55,7 @@ export async function catchUpRedisTree(
       await CATCH_UP.run(
         redis,
         [keys.head, growth.firstKey, growth.lastKey],
-        [tree, tree + sound.length, growth.records, growth.firstPosition],
+        [tree, tree + sound.length, growth.records, growth.firstPosition, encodeFrontier(growth.frontier)],
       );
     }
     if (sound.length < to - tree) {
