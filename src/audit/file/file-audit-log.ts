@@ -266,8 +266,8 @@ export class FileAuditLog implements AuditLog {
     const treeBefore = this.treeFile.size;
     try {
       if (this.dirtyTail) await this.cutTail();
-      await this.file.write(data, this.length);
-      await this.appendToTree(entries);
+      // The two files are written and synced side by side; a failure undoes both.
+      await Promise.all([this.file.write(data, this.length), this.appendToTree(entries)]);
       await Promise.all([this.file.sync(), this.treeFile.sync()]);
     } catch (err) {
       await this.rollback(treeBefore);
