@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { foldSubtrees, proofHashes } from './proof-hashes.js';
 import { consistencyPlan, inclusionPlan } from './proof-plan.js';
@@ -145,6 +146,31 @@ function referenceTree() {
   }
   return { roots, lookup: (node: NodeId) => nodes.get(`${node.level}:${node.index}`) };
 }
+
+describe('leaf and node hashes', () => {
+  it('hash a string leaf as its UTF-8 bytes, and match SHA-256 of the prefixed input computed independently', () => {
+    const text = 'entry \u00e9\u4e2d\u{1F600} \u0000 end';
+    const bytes = Buffer.from(text, 'utf8');
+    const independent = createHash('sha256')
+      .update(Buffer.concat([Buffer.from([0]), bytes]))
+      .digest();
+    expect(leafHash(text).equals(independent)).toBe(true);
+    expect(leafHash(bytes).equals(independent)).toBe(true);
+    expect(
+      leafHash('').equals(
+        createHash('sha256')
+          .update(Buffer.from([0]))
+          .digest(),
+      ),
+    ).toBe(true);
+    const [left, right] = [leafHash('a'), leafHash('b')];
+    const node = createHash('sha256')
+      .update(Buffer.concat([Buffer.from([1]), left, right]))
+      .digest();
+    expect(nodeHash(left, right).equals(node)).toBe(true);
+    expect(nodeHash(right, left).equals(node)).toBe(false);
+  });
+});
 
 describe('the Merkle tree against public RFC 6962 vectors', () => {
   it('has the published root at each size of the reference tree, and SHA-256 of nothing when empty', () => {
