@@ -108,7 +108,7 @@ describe('arbiter serve --audit-signing-key (embedded mode)', () => {
       for (const [args, reason] of [
         [
           ['--audit-signing-key', join(keys, 'public.vkey')],
-          /--audit-signing-key: .*public\.vkey: private key is not PRIVATE\+KEY/,
+          /--audit-signing-key: .*public\.vkey: private key does not start with PRIVATE\+KEY\+/,
         ],
         [
           ['--audit-signing-key', join(keys, 'missing.key')],

@@ -104,9 +104,10 @@ export function parseVerifierKey(vkey: string): NoteVerifierKey {
 }
 
 export function parseSigningKey(skey: string): NoteSigningKey {
-  const [p, k, name, idHex, material] = splitKey(skey, 5, 'private key', 'PRIVATE+KEY+name+keyid+key');
-  if (p !== 'PRIVATE' || k !== 'KEY')
+  // Checked first: a verifier key's base64 may hold '+', so it can have as many fields.
+  if (!skey.trim().startsWith('PRIVATE+KEY+'))
     throw new NoteError('key_malformed', 'private key does not start with PRIVATE+KEY+');
+  const [, , name, idHex, material] = splitKey(skey, 5, 'private key', 'PRIVATE+KEY+name+keyid+key');
   const { type, keyBytes, keyId } = decodeKeyMaterial(name!, idHex!, material!, 'private key');
   const privateKey = ed25519PrivateKey(keyBytes);
   const publicKey = rawPublicKey(privateKey);

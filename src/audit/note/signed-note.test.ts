@@ -150,7 +150,13 @@ describe('note keys', () => {
   });
 
   it('refuses private keys that are not PRIVATE+KEY files or whose ID does not match', () => {
-    expect(() => parseSigningKey(PETER_VKEY)).toThrow(/PRIVATE\+KEY/);
+    expect(() => parseSigningKey(PETER_VKEY)).toThrow('private key does not start with PRIVATE+KEY+');
+    // A verifier key whose base64 holds '+' has as many '+'-separated fields as a private key.
+    const plusKey = `a.test/log+0123abcd+AQ${'+'.repeat(3)}${'A'.repeat(39)}=`;
+    expect(() => parseSigningKey(plusKey)).toThrow('private key does not start with PRIVATE+KEY+');
+    expect(() => parseSigningKey(`PRIVATE+KEY+${plusKey}`)).toThrow(
+      expect.objectContaining({ code: 'key_malformed' }),
+    );
     expect(() => parseSigningKey(PETER_SKEY.replace('c74f20a3', 'c74f20a4'))).toThrow(/does not match/);
     expect(() => generateSigningKey('has space')).toThrow(/valid key name/);
     expect(() => generateSigningKey('has+plus')).toThrow(/valid key name/);
