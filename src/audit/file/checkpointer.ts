@@ -32,6 +32,8 @@ export class Checkpointer {
     private readonly logger: AuditLogger,
     private lastSeq: number,
     private readonly signer?: CheckpointSigner,
+    /** Makes what the checkpoint covers durable first (the tree file). */
+    private readonly beforeSave: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   start(): void {
@@ -53,6 +55,7 @@ export class Checkpointer {
     this.lastSeq = head.seq;
     this.saving = this.saving.then(async () => {
       try {
+        await this.beforeSave();
         await saveCheckpoint(
           this.store,
           { ...head, time: this.now().toISOString() },

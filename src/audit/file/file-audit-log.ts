@@ -129,6 +129,7 @@ export class FileAuditLog implements AuditLog {
       parts.logger,
       checkpointed,
       parts.signing && new CheckpointSigner(parts.signing, new StoredAuditTree(parts.tree)),
+      () => parts.tree.sync(),
     );
     this.commits = new GroupCommit((batch) => this.writeBatch(batch), parts.maxBatchEntries);
   }
@@ -266,9 +267,11 @@ export class FileAuditLog implements AuditLog {
     const treeBefore = this.treeFile.size;
     try {
       if (this.dirtyTail) await this.cutTail();
-      // The two files are written and synced side by side; a failure undoes both.
+      // The two files are written side by side; a failure undoes both. Only the log is
+      // synced here: the tree is synced before each checkpoint, and what it held past the
+      // last one is hashed again from the log at the next start (tree-catch-up.ts).
       await Promise.all([this.file.write(data, this.length), this.appendToTree(entries)]);
-      await Promise.all([this.file.sync(), this.treeFile.sync()]);
+      await this.file.sync();
     } catch (err) {
       await this.rollback(treeBefore);
       throw new AuditUnavailableError('the audit log could not store the entries', { cause: err });

@@ -6,14 +6,12 @@ import { readEntries } from './entry-reader.js';
 import type { LogFile } from './log-file.js';
 import type { TreeFile } from './tree-file.js';
 
-/** Newest leaves re-hashed at open: at least one batch, whose tree records may not have reached the disk. */
-const RECHECK_LEAVES = 1000;
 const CHUNK = 1000;
 
 /**
- * Brings the tree file level with the log after a restart, from the log's newest
- * entries only: the tree may lag (a crash between the two writes) or end in records
- * that never reached the disk. Leaves up to the last checkpoint were durable when it
+ * Brings the tree file level with the log after a restart, from the entries after the
+ * last checkpoint only: the tree may lag (a crash between the two writes) or end in
+ * records that never reached the disk. Leaves up to the last checkpoint were durable when it
  * was taken and are never re-hashed, so an entry altered in the file since cannot
  * slip into the tree: its proof fails instead.
  */
@@ -35,7 +33,9 @@ export async function catchUpTree(options: {
     );
   }
   const level = Math.min(tree.size, logLeaves);
-  const resume = Math.max(level - RECHECK_LEAVES, Math.min(options.checkpointed, level));
+  // The tree file is synced before each checkpoint and not after each batch: what it
+  // holds past the last checkpoint may never have reached the disk, so it is hashed again.
+  const resume = Math.min(options.checkpointed, level);
   await tree.truncateTo(resume);
   for (let from = resume; from < logLeaves; from += CHUNK) {
     const seqs = Array.from({ length: Math.min(CHUNK, logLeaves - from) }, (_, i) => from + i + 1);
