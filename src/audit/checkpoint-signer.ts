@@ -42,13 +42,18 @@ export class CheckpointRefusedError extends Error {
  */
 export class CheckpointSigner {
   constructor(
-    readonly signing: CheckpointSigning,
+    private readonly signing: CheckpointSigning,
     private readonly tree: AuditTree,
   ) {}
 
   async sign(head: Checkpoint, previous: Checkpoint | undefined): Promise<SignedCheckpoint> {
     const root = await this.tree.root(head.seq);
-    if (previous?.note !== undefined) await this.checkExtends(previous.note, head.seq, root);
+    if (previous?.note !== undefined) {
+      await this.checkExtends(previous.note, head.seq, root).catch((err: unknown) => {
+        if (err instanceof CheckpointRefusedError) this.signing.events?.signingRefused?.();
+        throw err;
+      });
+    }
     const text = formatCheckpoint({ origin: this.signing.origin, size: head.seq, root });
     return { ...head, note: signNote(text, [this.signing.key]) };
   }
@@ -123,7 +128,6 @@ export async function saveCheckpoint(
       return store.save(checkpoint);
     }
     if (!(err instanceof CheckpointRefusedError)) throw err;
-    signer.signing.events?.signingRefused?.();
     logger.error(
       { err, seq: checkpoint.seq },
       'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',

@@ -8,6 +8,7 @@ import {
   type FailurePolicy,
 } from '../admission/admission-settings.js';
 import { ArbiterError } from '../model/index.js';
+import { urlOf } from './url-arg.js';
 
 export interface AdmissionFlags {
   'admission-service'?: string;
@@ -74,12 +75,8 @@ function serviceEndpoint(raw: string): AdmissionEndpoint {
 }
 
 function urlEndpoint(raw: string): AdmissionEndpoint {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid(`--admission-url: ${raw} is not a URL; use https://HOST:PORT`);
-  }
+  const url = urlOf(raw);
+  if (url === undefined) throw invalid(`--admission-url: ${raw} is not a URL; use https://HOST:PORT`);
   if (url.protocol !== 'https:')
     throw invalid(`--admission-url: the API server calls webhooks over https, not ${url.protocol}`);
   if (url.pathname !== '/' || url.search || url.hash || url.username)

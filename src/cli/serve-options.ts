@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../model/index.js';
 import { admissionOptions, type AdmissionFlags } from './admission-options.js';
+import { urlOf } from './url-arg.js';
 import type { AdmissionOptions } from '../admission/admission-settings.js';
 
 /** `arbiter serve` options; the only module besides main.ts that reads process.env. */
@@ -137,12 +138,9 @@ function number(
 }
 
 function redisUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
+  const url = urlOf(raw);
+  if (url === undefined)
     throw new ArbiterError('INVALID_REQUEST', `--redis: ${raw} is not a URL; use redis://HOST:PORT/DB`);
-  }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new ArbiterError(
       'INVALID_REQUEST',
@@ -287,13 +285,8 @@ function auditSigningOptions(values: {
     );
   }
   const witnesses = urls.map((url, i) => {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol)) {
+    const protocol = urlOf(url)?.protocol;
+    if (protocol !== 'http:' && protocol !== 'https:') {
       throw new ArbiterError('INVALID_REQUEST', `--witness: "${url}" is not an http(s) URL`);
     }
     return { url, vkey: vkeys[i]! };

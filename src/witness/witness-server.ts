@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { NoteSigningKey, NoteVerifierKey } from '../audit/note/note-keys.js';
 import { signatureLine } from '../audit/note/signed-note.js';
+import { TLOG_SIZE_CONTENT_TYPE } from '../audit/witnessing/checkpoint-witness.js';
 import {
   type AddCheckpointOutcome,
   BadRequestError,
@@ -84,7 +85,7 @@ async function handle(settings: WitnessSettings, req: IncomingMessage, res: Serv
     const outcome = await addCheckpoint(settings, await readBody(req));
     if (outcome.status === 200) return send(res, 200, outcome.cosignature!);
     settings.onRefused?.(outcome.status, outcome.message);
-    if (outcome.status === 409) return send(res, 409, `${outcome.size}\n`, 'text/x.tlog.size');
+    if (outcome.status === 409) return send(res, 409, `${outcome.size}\n`, TLOG_SIZE_CONTENT_TYPE);
     return send(res, outcome.status, `${outcome.message}\n`);
   } catch (err) {
     if (err instanceof BadRequestError) return send(res, 400, `${err.message}\n`);

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { HttpWitness } from '../../src/audit/witnessing/http-witness.js';
 import { startWitnessServer } from '../../src/witness/witness-server.js';
 import { WitnessState } from '../../src/witness/witness-state.js';
+import type { Checkpoint } from '../../src/audit/audit-log.js';
+import { cosignedNote } from '../../src/audit/checkpoint-shape.js';
 import { naiveRoot, referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
 import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
 import { parseCheckpoint } from '../../src/audit/note/checkpoint-note.js';
@@ -96,10 +98,12 @@ describe('Redis audit log: signed checkpoints', () => {
       );
       for (let i = 0; i < 45; i++) await log.append(decisionEvent(i));
       await log.close();
-      const signed = store.checkpoints.filter((c) => c.note);
+      const signed = store.checkpoints.filter(
+        (c): c is Checkpoint & { note: string } => c.note !== undefined,
+      );
       expect(signed.map((c) => c.seq)).toEqual([20, 40, 45]);
       for (const checkpoint of signed) {
-        const note = `${checkpoint.note}${(checkpoint.cosignatures ?? []).join('')}`;
+        const note = cosignedNote(checkpoint);
         expect(openNote(note, [verifierOf(witnessKey)]).verified.map((v) => v.name)).toEqual([
           'witness.test/redis',
         ]);

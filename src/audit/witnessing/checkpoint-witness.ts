@@ -1,5 +1,8 @@
 import type { AuditTree } from '../audit-tree.js';
 
+/** Content type of a witness's 409 answer: the size it last cosigned (C2SP tlog-witness). */
+export const TLOG_SIZE_CONTENT_TYPE = 'text/x.tlog.size';
+
 /** Why a witness did not cosign, as the failure metric's `reason` label says it. */
 export type WitnessFailureReason =
   /** 409/422: the history the witness cosigned does not extend to this checkpoint. */

@@ -4,6 +4,7 @@ import { openNote } from '../note/signed-note.js';
 import {
   type CheckpointWitness,
   type CosignRequest,
+  TLOG_SIZE_CONTENT_TYPE,
   WitnessFailure,
   type WitnessFailureReason,
 } from './checkpoint-witness.js';
@@ -18,7 +19,6 @@ export interface HttpWitnessSettings {
 }
 
 const MAX_ANSWER_BYTES = 64 * 1024;
-const SIZE_CONTENT_TYPE = 'text/x.tlog.size';
 
 /**
  * A C2SP tlog-witness over HTTP. It proves consistency from the size the witness last
@@ -113,7 +113,7 @@ function requestBody(oldSize: number, proof: readonly TreeHash[], note: string):
 
 /** The witness's last cosigned size from a 409 answer, when it gave one. */
 function sizeOf(answer: { type: string; body: string }): number | undefined {
-  if (!answer.type.startsWith(SIZE_CONTENT_TYPE)) return undefined;
+  if (!answer.type.startsWith(TLOG_SIZE_CONTENT_TYPE)) return undefined;
   const match = /^(0|[1-9][0-9]{0,15})\n?$/.exec(answer.body);
   const size = match ? Number(match[1]) : NaN;
   return Number.isSafeInteger(size) ? size : undefined;

@@ -8,6 +8,7 @@ import { startWitnessServer } from '../../witness/witness-server.js';
 import { WitnessState } from '../../witness/witness-state.js';
 import type { AuditLogger } from '../audit-logger.js';
 import type { Checkpoint } from '../audit-log.js';
+import { cosignedNote } from '../checkpoint-shape.js';
 import type { CheckpointEvents } from '../checkpoint-signer.js';
 import { FileCheckpointStore } from '../file/checkpoint-store.js';
 import type { FileAuditLog } from '../file/file-audit-log.js';
@@ -98,7 +99,11 @@ async function append(log: FileAuditLog, count: number, tag: string): Promise<vo
   for (let i = 0; i < count; i++) await log.append(event({ decision_id: `${tag}-${i}` }));
 }
 
-const signed = (checkpoints: Checkpoint[]) => checkpoints.filter((c) => c.note !== undefined);
+/** The signed checkpoints the log in `logDir` stored, oldest first. */
+async function signedIn(logDir: string): Promise<(Checkpoint & { note: string })[]> {
+  const checkpoints = await new FileCheckpointStore({ dir: logDir, retain: 100 }).list();
+  return checkpoints.filter((c): c is Checkpoint & { note: string } => c.note !== undefined);
+}
 
 describe('witnessed checkpoints of the audit log (arbiter serve --witness)', () => {
   it('stores each witness cosignature with its signed checkpoint; the note with them opens with the witness key', async () => {
@@ -112,11 +117,11 @@ describe('witnessed checkpoints of the audit log (arbiter serve --witness)', () 
     );
     await append(log, 25, 'a');
     await log.close();
-    const checkpoints = signed(await new FileCheckpointStore({ dir: logDir, retain: 100 }).list());
+    const checkpoints = await signedIn(logDir);
     expect(checkpoints.map((c) => c.seq)).toEqual([10, 20, 25]);
     for (const checkpoint of checkpoints) {
       expect(checkpoint.cosignatures).toHaveLength(1);
-      const note = `${checkpoint.note}${checkpoint.cosignatures!.join('')}`;
+      const note = cosignedNote(checkpoint);
       const opened = openNote(note, [verifierOf(witnessKey)]);
       expect(opened.verified.map((s) => s.name)).toEqual(['witness.test/w1']);
       expect(parseCheckpoint(opened.text).size).toBe(checkpoint.seq);
@@ -142,7 +147,7 @@ describe('witnessed checkpoints of the audit log (arbiter serve --witness)', () 
     );
     await append(reopened, 10, 'b');
     await reopened.close();
-    const checkpoints = signed(await new FileCheckpointStore({ dir: logDir, retain: 100 }).list());
+    const checkpoints = await signedIn(logDir);
     expect(checkpoints.map((c) => [c.seq, c.cosignatures?.length])).toEqual([
       [10, undefined],
       [20, undefined],
@@ -163,7 +168,7 @@ describe('witnessed checkpoints of the audit log (arbiter serve --witness)', () 
     const reopened = await openWitnessedLog(logDir, [new HttpWitness({ url: witness.url, key })], seen);
     await append(reopened, 10, 'b');
     await reopened.close();
-    const checkpoints = signed(await new FileCheckpointStore({ dir: logDir, retain: 100 }).list());
+    const checkpoints = await signedIn(logDir);
     expect(checkpoints.map((c) => [c.seq, c.cosignatures?.length])).toEqual([
       [10, 1],
       [20, 1],
@@ -193,9 +198,7 @@ describe('witnessed checkpoints of the audit log (arbiter serve --witness)', () 
     );
     await append(rewritten, 30, 'forged');
     await rewritten.close();
-    const checkpoints = signed(
-      await new FileCheckpointStore({ dir: join(dir, 'rewritten'), retain: 100 }).list(),
-    );
+    const checkpoints = await signedIn(join(dir, 'rewritten'));
     expect(checkpoints.map((c) => c.seq)).toEqual([10, 20, 30]);
     expect(checkpoints.every((c) => c.cosignatures === undefined)).toBe(true);
     expect(forger.failures).toEqual([
@@ -232,7 +235,7 @@ describe('witnessed checkpoints of the audit log (arbiter serve --witness)', () 
     );
     await append(log, 10, 'a');
     await log.close();
-    const [checkpoint] = signed(await new FileCheckpointStore({ dir: logDir, retain: 100 }).list());
+    const [checkpoint] = await signedIn(logDir);
     expect(checkpoint?.cosignatures).toHaveLength(1);
     expect(seen.failures).toEqual(['witness.test/down unreachable']);
     expect(seen.errors.map((e) => e.message)).toEqual(['audit checkpoint not cosigned by a witness']);
