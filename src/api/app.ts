@@ -1,7 +1,10 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { ApiDependencies } from './dependencies.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { withProposeLane } from './propose-lane.js';
+import { makeProposer } from './proposer.js';
 import { requestContext } from './request-context.js';
 import { auditRoutes } from './routes/audit.js';
 import { auditProofRoutes } from './routes/audit-proofs.js';
@@ -32,4 +35,9 @@ export function createApp(deps: ApiDependencies): Express {
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/** What the port serves: propose in its own lane, everything else through express. */
+export function createApiListener(deps: ApiDependencies): RequestListener {
+  return withProposeLane({ ...deps, propose: makeProposer(deps) }, createApp(deps));
 }

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
 import { ArbiterError, type ErrorCode } from '../model/index.js';
 
 /** The one place that chooses HTTP status codes for errors. */
@@ -20,16 +21,20 @@ export function statusOf(code: ErrorCode): number {
   return STATUS_BY_CODE[code];
 }
 
-export function sendError(res: Response, error: ArbiterError): void {
-  const body = {
+/** The error body of semantics.md ("HTTP conventions"). */
+export function errorBody(error: ArbiterError, requestId: string) {
+  return {
     error: {
       code: error.code,
       message: error.message,
       ...(error.details === undefined ? {} : { details: error.details }),
-      request_id: res.locals.requestId as string,
+      request_id: requestId,
     },
   };
-  res.status(statusOf(error.code)).json(body);
+}
+
+export function sendError(res: Response, error: ArbiterError): void {
+  res.status(statusOf(error.code)).json(errorBody(error, res.locals.requestId as string));
 }
 
 /** body-parser and http-errors report with `type` and `status`; translate them into our codes. */
@@ -57,23 +62,27 @@ function fromHttpError(err: {
   return undefined;
 }
 
+/**
+ * Any error as the ArbiterError it is answered with; logged when it is the server's fault.
+ * An unknown error is INTERNAL, which callers treat as DENY.
+ */
+export function asArbiterError(err: unknown, log: Logger): ArbiterError {
+  if (err instanceof ArbiterError) {
+    if (err.code === 'INTERNAL' || err.code === 'UNAVAILABLE') log.error({ err }, err.message);
+    return err;
+  }
+  const mapped = typeof err === 'object' && err !== null ? fromHttpError(err) : undefined;
+  if (mapped) return mapped;
+  log.error({ err }, 'unhandled error');
+  return new ArbiterError('INTERNAL', 'internal error; treat as DENY');
+}
+
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  if (err instanceof ArbiterError) {
-    if (err.code === 'INTERNAL' || err.code === 'UNAVAILABLE') req.log.error({ err }, err.message);
-    sendError(res, err);
-    return;
-  }
-  const mapped = typeof err === 'object' && err !== null ? fromHttpError(err) : undefined;
-  if (mapped) {
-    sendError(res, mapped);
-    return;
-  }
-  req.log.error({ err }, 'unhandled error');
-  sendError(res, new ArbiterError('INTERNAL', 'internal error; treat as DENY'));
+  sendError(res, asArbiterError(err, req.log));
 };
 
 export const notFoundHandler: RequestHandler = (req, res) => {

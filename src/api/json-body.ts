@@ -27,13 +27,16 @@ export const jsonBody: RequestHandler = (req, res, next) => {
       next(err);
       return;
     }
-    const problem = inspect(req.body as unknown);
+    const problem = bodyShapeProblem(req.body as unknown);
     next(problem ? new ArbiterError('INVALID_REQUEST', problem) : undefined);
   });
 };
 
-/** Iterative walk, so hostile nesting cannot overflow the stack. */
-function inspect(root: unknown): string | undefined {
+/**
+ * What is wrong with a parsed body (too deep, a prototype-pollution key), if anything.
+ * Iterative walk, so hostile nesting cannot overflow the stack.
+ */
+export function bodyShapeProblem(root: unknown): string | undefined {
   const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 1 }];
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;

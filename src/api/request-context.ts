@@ -15,35 +15,60 @@ declare module 'express-serve-static-core' {
 /** What a caller's X-Request-ID must look like to be kept (else a UUID replaces it). */
 export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The caller's X-Request-ID when sane, else a new one. */
+export function requestIdFrom(offered: string | string[] | undefined): string {
+  return typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : randomUUID();
+}
+
+/** One answered request, as the access log and the request counter see it. */
+export interface AnsweredRequest {
+  /** For a logger not bound to the request (the propose lane keeps no child logger). */
+  requestId?: string;
+  method: string;
+  path: string;
+  /** The route pattern, not the path, keeps the metric's label set bounded. */
+  route: string;
+  status: number;
+  startedNs: bigint;
+  principal: string | undefined;
+}
+
+/** The access log line and the request counter of one answered request. */
+export function recordRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest): void {
+  metrics.httpRequests.inc({ method: answered.method, route: answered.route, status: answered.status });
+  const durationMs = Number(process.hrtime.bigint() - answered.startedNs) / 1e6;
+  log.info(
+    {
+      ...(answered.requestId === undefined ? {} : { request_id: answered.requestId }),
+      method: answered.method,
+      path: answered.path,
+      status: answered.status,
+      duration_ms: Math.round(durationMs * 100) / 100,
+      principal: answered.principal,
+    },
+    'request',
+  );
+}
+
 /** Gives every request an id (the caller's X-Request-ID when sane) and a child logger bound to it. */
 export function requestContext(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    const offered = req.get('x-request-id');
-    const id = offered && REQUEST_ID.test(offered) ? offered : randomUUID();
+    const id = requestIdFrom(req.get('x-request-id'));
     req.id = id;
     req.log = logger.child({ request_id: id });
     res.locals.requestId = id;
     res.setHeader('X-Request-ID', id);
     const startedNs = process.hrtime.bigint();
     res.on('finish', () => {
-      // The route pattern, not the path, keeps the label set bounded.
       const route = (req.route as { path?: string } | undefined)?.path;
-      metrics.httpRequests.inc({
+      recordRequest(req.log, metrics, {
         method: req.method,
+        path: req.path,
         route: route ? req.baseUrl + route : 'unmatched',
         status: res.statusCode,
+        startedNs,
+        principal: req.principal?.name,
       });
-      const durationMs = Number(process.hrtime.bigint() - startedNs) / 1e6;
-      req.log.info(
-        {
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          duration_ms: Math.round(durationMs * 100) / 100,
-          principal: req.principal?.name,
-        },
-        'request',
-      );
     });
     next();
   };

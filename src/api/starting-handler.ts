@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { REQUEST_ID } from './request-context.js';
+import { requestIdFrom } from './request-context.js';
 
 /**
  * What the port answers before the API exists (the audit log or the configuration still
@@ -17,8 +16,7 @@ export function startingHandler(version: string, status: () => string): RequestL
     const message = `starting: ${status()}`;
     if (path === '/readyz')
       return send(res, 503, { status: 'not ready', checks: [{ name: 'startup', ready: false, message }] });
-    const offered = req.headers['x-request-id'];
-    const requestId = typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : randomUUID();
+    const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('Retry-After', '1');
     res.setHeader('X-Request-ID', requestId);
     send(res, 503, { error: { code: 'UNAVAILABLE', message, request_id: requestId } });

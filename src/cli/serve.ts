@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { createApp } from '../api/app.js';
+import { createApiListener } from '../api/app.js';
 import { startingHandler } from '../api/starting-handler.js';
 import { KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
@@ -180,7 +180,7 @@ async function startOnServer(
   }
   let draining = false;
   const shuttingDown = new AbortController();
-  const app = createApp({
+  const api = createApiListener({
     logger,
     index,
     audit,
@@ -201,7 +201,7 @@ async function startOnServer(
     shutdown: shuttingDown.signal,
   });
 
-  startup.serve(app);
+  startup.serve(api);
   logger.info(
     { port, host: options.host, manifests: options.manifests, data_dir: options.dataDir },
     `arbiter listening on port ${port}`,

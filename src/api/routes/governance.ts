@@ -1,20 +1,15 @@
 import { Router } from 'express';
 import { mayActAs } from '../../auth/index.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
-import { ArbiterError, type EventType, type Outcome, type Proposal } from '../../model/index.js';
+import { ArbiterError, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
 import { jsonBody } from '../json-body.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
-import {
-  decisionQuerySchema,
-  executionBodySchema,
-  proposalSchema,
-  reviewBodySchema,
-} from '../request-schemas.js';
+import { makeProposer } from '../proposer.js';
+import { decisionQuerySchema, executionBodySchema, reviewBodySchema } from '../request-schemas.js';
 import { compileValidator } from '../validation.js';
 
-const validateProposal = compileValidator<Proposal>(proposalSchema, 'proposal');
 const validateDecisionQuery = compileValidator<Record<string, string | undefined>>(
   decisionQuerySchema,
   'query',
@@ -57,23 +52,9 @@ export function governanceRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const guard = makeGuard(deps);
 
+  const propose = makeProposer(deps);
   router.post('/governance/propose', guard('governance:propose'), jsonBody, async (req, res) => {
-    const proposal = validateProposal(req.body);
-    if (!mayActAs(req.principal!, proposal.actor.id)) {
-      throw new ArbiterError(
-        'ACTOR_MISMATCH',
-        `key "${principalOf(req)}" may not propose for actor ${proposal.actor.id}`,
-      );
-    }
-    const stop = deps.metrics.decisionSeconds.startTimer();
-    const decision = await deps.decisions.propose(proposal, principalOf(req));
-    stop();
-    const registered = deps.index.current().capability(proposal.action.capability) !== undefined;
-    deps.metrics.decisions.inc({
-      outcome: decision.outcome,
-      capability: registered ? proposal.action.capability : 'unregistered',
-    });
-    res.json(decision);
+    res.json(await propose(req.principal!, req.body));
   });
 
   router.get('/governance/decisions', guard('governance:read'), async (req, res) => {

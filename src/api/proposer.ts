@@ -1,0 +1,35 @@
+import { mayActAs, type Principal } from '../auth/index.js';
+import { ArbiterError, type Decision, type Proposal } from '../model/index.js';
+import type { ApiDependencies } from './dependencies.js';
+import { proposalSchema } from './request-schemas.js';
+import { compileValidator } from './validation.js';
+
+const validateProposal = compileValidator<Proposal>(proposalSchema, 'proposal');
+
+export type Proposer = (principal: Principal, body: unknown) => Promise<Decision>;
+
+/**
+ * POST /governance/propose after authentication and body parsing, shared by the express
+ * route and the propose lane: validate, check the actor, decide (stored before it is
+ * returned), count.
+ */
+export function makeProposer(deps: Pick<ApiDependencies, 'decisions' | 'metrics' | 'index'>): Proposer {
+  return async (principal, body) => {
+    const proposal = validateProposal(body);
+    if (!mayActAs(principal, proposal.actor.id)) {
+      throw new ArbiterError(
+        'ACTOR_MISMATCH',
+        `key "${principal.name}" may not propose for actor ${proposal.actor.id}`,
+      );
+    }
+    const stop = deps.metrics.decisionSeconds.startTimer();
+    const decision = await deps.decisions.propose(proposal, principal.name);
+    stop();
+    const registered = deps.index.current().capability(proposal.action.capability) !== undefined;
+    deps.metrics.decisions.inc({
+      outcome: decision.outcome,
+      capability: registered ? proposal.action.capability : 'unregistered',
+    });
+    return decision;
+  };
+}
