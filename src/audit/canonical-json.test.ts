@@ -16,6 +16,29 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes the same for values already in canonical order (the native path) and for sorted copies', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const reference = canonicalize(value)!;
+        // Parsing canonical text gives objects whose members are in canonical order.
+        const ordered: unknown = JSON.parse(reference);
+        expect(canonicalJson(ordered)).toBe(reference);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('keeps members named __proto__, leaves out inherited ones, and never changes its input', () => {
+    const hostile: unknown = JSON.parse('{"z":1,"__proto__":{"b":2,"a":1},"a":[{"y":1,"x":2}]}');
+    const before = JSON.stringify(hostile);
+    expect(canonicalJson(hostile)).toBe('{"__proto__":{"a":1,"b":2},"a":[{"x":2,"y":1}],"z":1}');
+    expect(canonicalJson(hostile)).toBe(canonicalize(hostile));
+    expect(JSON.stringify(hostile)).toBe(before);
+    const inheriting = Object.create({ inherited: 1 }) as Record<string, unknown>;
+    inheriting.own = 2;
+    expect(canonicalJson(inheriting)).toBe('{"own":2}');
+  });
+
   it('agrees on the awkward cases: escapes, surrogates, key order, numbers, undefined members', () => {
     const values: unknown[] = [
       { '\u20ac': 1, '\r': 2, '\ufb33': 3, '1': 4, '\u0080': 5, '\ud83d\ude00': 6, a: 7, A: 8 },

@@ -4,13 +4,52 @@ import type { AuditEntry } from './audit-log.js';
 /**
  * RFC 8785 canonical JSON of a value: keys sorted by UTF-16 code units, numbers and
  * strings as ECMAScript's JSON.stringify writes them. Same output as the `canonicalize`
- * package (canonical-json.test.ts checks), about twice as fast: every append seals and
- * every verification re-hashes with it.
+ * package (canonical-json.test.ts checks). Every append seals with it, so whatever part of
+ * the value already has its members in canonical order is written by JSON.stringify
+ * (native, and then exactly canonical); only the rest is written here.
  */
 export function canonicalJson(value: unknown): string {
   const text = serialise(value);
   if (text === undefined) throw new TypeError('value is not serialisable as JSON');
   return text;
+}
+
+/**
+ * Whether JSON.stringify writes this object or array exactly as canonicalJson would: every
+ * object's own members in canonical order, no integer-like keys (JavaScript enumerates
+ * those first, whatever the order), no toJSON, no non-finite numbers (canonicalJson
+ * refuses them; JSON.stringify would write null). Stops at the first reason it does not.
+ */
+function stringifiesCanonically(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (const item of value) if (!memberStringifiesCanonically(item)) return false;
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  const record = value as Record<string, unknown>;
+  // This object's own order first: a disordered parent is found without walking its members.
+  let previous: string | undefined;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key) || isDigit(key.charCodeAt(0))) return false;
+    if (previous !== undefined && key < previous) return false;
+    previous = key;
+  }
+  for (const key in record) if (!memberStringifiesCanonically(record[key])) return false;
+  return true;
+}
+
+function memberStringifiesCanonically(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value !== 'object' || value === null || stringifiesCanonically(value);
+}
+
+function ascending(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i]! < keys[i - 1]!) return false;
+  return true;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 // Characters JSON.stringify would escape (or, for surrogates, may): only those strings take the slow path.
@@ -40,6 +79,7 @@ function serialise(value: unknown): string | undefined {
 }
 
 function serialiseObject(value: object): string | undefined {
+  if (stringifiesCanonically(value)) return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${serialise(value[i]) ?? 'null'}`;
@@ -49,7 +89,9 @@ function serialiseObject(value: object): string | undefined {
   if (typeof withToJson.toJSON === 'function') return serialise((withToJson.toJSON as () => unknown)());
   const record = value as Record<string, unknown>;
   let out = '';
-  for (const key of Object.keys(record).sort()) {
+  const keys = Object.keys(record);
+  if (!ascending(keys)) keys.sort();
+  for (const key of keys) {
     const member = serialise(record[key]);
     if (member !== undefined) out += `${out.length > 0 ? ',' : ''}${serialiseString(key)}:${member}`;
   }
@@ -80,11 +122,56 @@ export function sealEntry(
   content: Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>,
   previous: { seq: number; hash: string } | null,
 ): AuditEntry {
-  const linked = { ...content, seq: (previous?.seq ?? 0) + 1, previous_hash: previous?.hash ?? GENESIS_HASH };
+  const linked = linkedInCanonicalOrder(content, (previous?.seq ?? 0) + 1, previous?.hash ?? GENESIS_HASH);
   const canonical = canonicalJson(linked);
   const entry = { ...linked, hash: hashOf(canonical) };
   sealedText.set(entry, canonical);
   return entry;
+}
+
+type EntryContent = Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>;
+
+/** The members of an entry's content: every field of AuditEventInput, and id. */
+const CONTENT_MEMBERS = new Set([
+  'actor_id',
+  'capability',
+  'data',
+  'decision_id',
+  'event_type',
+  'id',
+  'outcome',
+  'policies_evaluated',
+  'policy_matched',
+  'risk_score',
+  'timestamp',
+]);
+
+/**
+ * The entry without its hash, members in canonical order so that canonicalJson need not
+ * sort them. Content with other members than an entry's is linked as it is.
+ */
+function linkedInCanonicalOrder(content: EntryContent, seq: number, previousHash: string) {
+  let members = 0;
+  for (const key in content) {
+    if (!CONTENT_MEMBERS.has(key)) return { ...content, seq, previous_hash: previousHash };
+    members++;
+  }
+  if (members !== CONTENT_MEMBERS.size) return { ...content, seq, previous_hash: previousHash };
+  return {
+    actor_id: content.actor_id,
+    capability: content.capability,
+    data: content.data,
+    decision_id: content.decision_id,
+    event_type: content.event_type,
+    id: content.id,
+    outcome: content.outcome,
+    policies_evaluated: content.policies_evaluated,
+    policy_matched: content.policy_matched,
+    previous_hash: previousHash,
+    risk_score: content.risk_score,
+    seq,
+    timestamp: content.timestamp,
+  };
 }
 
 /**
@@ -108,12 +195,15 @@ export function storedText(entry: AuditEntry): string {
   if (canonical === undefined) return canonicalJson(entry);
   // The members after `hash` in key order: when they hold no objects, the first of them
   // is the last place its key appears in the text (quotes inside strings are escaped).
-  const after = Object.keys(entry)
-    .filter((key) => key > 'hash')
-    .sort();
-  const flat = after.every((key) => isFlat((entry as unknown as Record<string, unknown>)[key]));
-  const at = after[0] === undefined ? canonical.length - 1 : canonical.lastIndexOf(`,"${after[0]}":`);
-  if (!flat || at < 0) return canonicalJson(entry);
+  const members = entry as unknown as Record<string, unknown>;
+  let first: string | undefined;
+  for (const key in members) {
+    if (key <= 'hash') continue;
+    if (!isFlat(members[key])) return canonicalJson(entry);
+    if (first === undefined || key < first) first = key;
+  }
+  const at = first === undefined ? canonical.length - 1 : canonical.lastIndexOf(`,"${first}":`);
+  if (at < 0) return canonicalJson(entry);
   return `${canonical.slice(0, at)},"hash":${JSON.stringify(entry.hash)}${canonical.slice(at)}`;
 }
 

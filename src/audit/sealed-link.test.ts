@@ -89,3 +89,31 @@ describe('sealedLink', () => {
     expect(sealedLink(storedText(entry({}, { id: 'aud_{' })))).toBeUndefined();
   });
 });
+
+describe('sealEntry', () => {
+  it('hashes the canonical JSON of the entry, whatever the order or set of its members', () => {
+    const sealed = entry({ b: 1, a: 2 });
+    const { hash: _hash, ...unsealed } = sealed;
+    expect(sealed.hash).toBe(hashEntry(unsealed));
+    // The same content handed over in reverse member order seals to the same entry.
+    const { seq: _seq, previous_hash: _previous, ...content } = unsealed;
+    const reversed = Object.fromEntries(Object.entries(content).reverse()) as typeof content;
+    const again = sealEntry(reversed, { seq: 41, hash: `sha256:${'a'.repeat(64)}` });
+    expect(again.hash).toBe(sealed.hash);
+    expect(storedText(again)).toBe(storedText(sealed));
+    // A member an entry does not have is sealed too, not dropped.
+    const extra = sealEntry({ ...content, note: 'kept' } as typeof content, null);
+    expect(JSON.parse(storedText(extra))).toMatchObject({ note: 'kept', seq: 1, previous_hash: GENESIS_HASH });
+    expect(extra.hash).toBe(hashEntry(extra));
+    // One missing member is left out, not written as null.
+    const { decision_id: _gone, ...fewer } = content;
+    const missing = sealEntry(fewer as typeof content, null);
+    expect(storedText(missing)).not.toContain('decision_id');
+    expect(missing.hash).toBe(hashEntry(missing));
+    // As many members as an entry has, but not the same ones.
+    const swapped = sealEntry({ ...fewer, note: 'kept' } as unknown as typeof content, null);
+    expect(JSON.parse(storedText(swapped))).toMatchObject({ note: 'kept' });
+    expect(storedText(swapped)).not.toContain('decision_id');
+    expect(swapped.hash).toBe(hashEntry(swapped));
+  });
+});

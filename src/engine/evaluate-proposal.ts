@@ -44,16 +44,17 @@ export function evaluateProposal(
   const name = proposal.action.capability;
   const capability = snapshot.capability(name);
   const risk = riskScore(capability, proposal, settings.riskWeights);
+  // Members in canonical (sorted) order, so that the audit log seals them natively (chain.ts).
   const trail: Evaluation = {
-    capability_check: 'pass',
     authority_check: 'skipped',
-    risk_score: risk,
-    risk_threshold: settings.riskThreshold,
+    capability_check: 'pass',
     policies_evaluated: [],
     policy_matched: null,
+    risk_override: false,
+    risk_score: risk,
+    risk_threshold: settings.riskThreshold,
     rule_matched: null,
     rules: [],
-    risk_override: false,
   };
   const done = (
     decision: EngineDecision,
@@ -122,10 +123,10 @@ function decideByPolicies(
       policy_matched: winner?.policy ?? null,
       rule_matched: winner
         ? {
-            policy: winner.policy,
-            rule_index: winner.rule_index,
-            priority: winner.priority,
             outcome: winner.outcome,
+            policy: winner.policy,
+            priority: winner.priority,
+            rule_index: winner.rule_index,
           }
         : null,
       rules: policies.rules,

@@ -23,17 +23,20 @@ export function evaluatePolicies(
 ): PolicyEvaluation {
   let cached: ConditionBindings | undefined;
   const evaluated = rules.map((rule): RuleEvaluation => {
-    const base = {
-      policy: rule.policy,
-      rule_index: rule.ruleIndex,
-      priority: rule.priority,
-      outcome: rule.outcome,
+    // Members in canonical (sorted) order, so that the audit log seals them natively (chain.ts).
+    const verdict = (matched: boolean, error?: string): RuleEvaluation => ({
       ...(rule.enforcement === 'enforce' ? {} : { enforcement: rule.enforcement }),
-    };
-    if (!rule.condition) return { ...base, matched: true };
+      ...(error === undefined ? {} : { error }),
+      matched,
+      outcome: rule.outcome,
+      policy: rule.policy,
+      priority: rule.priority,
+      rule_index: rule.ruleIndex,
+    });
+    if (!rule.condition) return verdict(true);
     const result = rule.condition.evaluate((cached ??= bindings()));
-    if (result.ok) return { ...base, matched: result.matched };
-    return { ...base, matched: rule.outcome !== 'ALLOW', error: result.error };
+    if (result.ok) return verdict(result.matched);
+    return verdict(rule.outcome !== 'ALLOW', result.error);
   });
   // Stryker disable next-line MethodExpression: the index lists rules by policy name already; sorted here so the trail does not depend on it.
   const policiesEvaluated = [...new Set(rules.map((r) => r.policy))].sort();

@@ -46,19 +46,21 @@ export class DecisionRecorder {
   ): Promise<Decision> {
     const decisionId = this.deps.newId();
     const timestamp = now.toISOString();
+    // Members in canonical (sorted) order, so that sealing writes them natively (chain.ts).
     const data: DecisionData = {
-      request: proposal,
-      evaluation: decided.evaluation,
+      ...(extras.confirmationOf ? { confirmation_of: extras.confirmationOf } : {}),
       decision: {
+        constraints: decided.constraints,
         outcome: decided.outcome,
         reason: decided.reason,
-        constraints: decided.constraints,
         timestamp,
       },
-      principal,
-      ...(extras.confirmationOf ? { confirmation_of: extras.confirmationOf } : {}),
+      evaluation: decided.evaluation,
       ...(needsReview(decided) ? { expires_at: this.expiryFrom(now).toISOString() } : {}),
-      ...(extras.kubernetes ? { source: 'admission' as const, kubernetes: extras.kubernetes } : {}),
+      ...(extras.kubernetes ? { kubernetes: extras.kubernetes } : {}),
+      principal,
+      request: inCanonicalOrder(proposal),
+      ...(extras.kubernetes ? { source: 'admission' as const } : {}),
     };
     const entry = await this.deps.audit.append({
       event_type: 'governance.decision',
@@ -112,6 +114,13 @@ export function linkedTo(entry: AuditEntry) {
     policies_evaluated: [],
     policy_matched: null,
   };
+}
+
+/** The proposal's members (the schema allows no others) in canonical order, for sealing. */
+function inCanonicalOrder(proposal: Proposal): Proposal {
+  for (const key in proposal) if (key !== 'action' && key !== 'actor' && key !== 'context') return proposal;
+  const { action, actor, context } = proposal;
+  return { action, actor, ...(context === undefined ? {} : { context }) };
 }
 
 function needsReview(decided: EngineDecision): boolean {
