@@ -56,7 +56,7 @@ function takesLane(req: IncomingMessage): boolean {
 }
 
 async function answer(deps: ProposeLaneDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const startedNs = process.hrtime.bigint();
+  const startedMs = performance.now();
   const requestId = requestIdFrom(req.headers['x-request-id']);
   const headers: Record<string, string> = { 'X-Request-ID': requestId };
   const setHeader = (name: string, value: string) => {
@@ -85,7 +85,7 @@ async function answer(deps: ProposeLaneDeps, req: IncomingMessage, res: ServerRe
     path: PROPOSE_PATH,
     route: PROPOSE_PATH,
     status,
-    startedNs,
+    startedMs,
     principal: principal?.name,
   });
 }

@@ -29,14 +29,15 @@ export interface AnsweredRequest {
   /** The route pattern, not the path, keeps the metric's label set bounded. */
   route: string;
   status: number;
-  startedNs: bigint;
+  /** performance.now() when the request arrived. */
+  startedMs: number;
   principal: string | undefined;
 }
 
 /** The access log line and the request counter of one answered request. */
 export function recordRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest): void {
   metrics.httpRequests.inc({ method: answered.method, route: answered.route, status: answered.status });
-  const durationMs = Number(process.hrtime.bigint() - answered.startedNs) / 1e6;
+  const durationMs = performance.now() - answered.startedMs;
   log.info(
     {
       ...(answered.requestId === undefined ? {} : { request_id: answered.requestId }),
@@ -58,7 +59,7 @@ export function requestContext(logger: Logger, metrics: Metrics): RequestHandler
     req.log = logger.child({ request_id: id });
     res.locals.requestId = id;
     res.setHeader('X-Request-ID', id);
-    const startedNs = process.hrtime.bigint();
+    const startedMs = performance.now();
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path;
       recordRequest(req.log, metrics, {
@@ -66,7 +67,7 @@ export function requestContext(logger: Logger, metrics: Metrics): RequestHandler
         path: req.path,
         route: route ? req.baseUrl + route : 'unmatched',
         status: res.statusCode,
-        startedNs,
+        startedMs,
         principal: req.principal?.name,
       });
     });

@@ -103,7 +103,11 @@ describe('sealEntry', () => {
     expect(storedText(again)).toBe(storedText(sealed));
     // A member an entry does not have is sealed too, not dropped.
     const extra = sealEntry({ ...content, note: 'kept' } as typeof content, null);
-    expect(JSON.parse(storedText(extra))).toMatchObject({ note: 'kept', seq: 1, previous_hash: GENESIS_HASH });
+    expect(JSON.parse(storedText(extra))).toMatchObject({
+      note: 'kept',
+      seq: 1,
+      previous_hash: GENESIS_HASH,
+    });
     expect(extra.hash).toBe(hashEntry(extra));
     // One missing member is left out, not written as null.
     const { decision_id: _gone, ...fewer } = content;

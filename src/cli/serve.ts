@@ -234,11 +234,16 @@ async function startOnServer(
 
 export async function serve(options: ServeOptions): Promise<void> {
   boundHeapGrowth(); // the process is ours: tune its heap before the configuration loads
-  const logger = pino({
-    level: options.logLevel,
-    base: { service: 'arbiter' },
-    redact: ['req.headers.authorization'],
-  });
+  // Lines are written asynchronously: under load, one write(2) carries many access-log lines
+  // instead of each stopping the event loop. pino flushes what is pending on exit.
+  const logger = pino(
+    {
+      level: options.logLevel,
+      base: { service: 'arbiter' },
+      redact: ['req.headers.authorization'],
+    },
+    pino.destination({ dest: 1, sync: false }),
+  );
   const running = await startServer(options, logger);
   relaxHeapGrowthIfSmall();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

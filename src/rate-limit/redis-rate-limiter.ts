@@ -3,13 +3,14 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import type { RateLimiter, RateLimitRequest } from '../engine/index.js';
 import { ArbiterError } from '../model/index.js';
+import { LuaScript } from '../redis/lua-script.js';
 
 /**
  * The same sliding-window log as MemoryRateLimiter, kept in Redis so that every replica
  * counts against one limit (semantics.md step 3). Redis's own clock decides, so replicas
  * with skewed clocks agree. One sorted set per (actor, capability), expiring with its window.
  */
-const ADMIT_SCRIPT = `
+const ADMIT_SCRIPT = new LuaScript(`
 local now = redis.call('TIME')
 local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local windowMs = tonumber(ARGV[1])
@@ -22,10 +23,10 @@ end
 redis.call('ZADD', KEYS[1], nowMs, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], windowMs)
 return {1, max - used - 1}
-`;
+`);
 
 /** ADMIT_SCRIPT's answer without writing anything (dry runs). */
-const PEEK_SCRIPT = `
+const PEEK_SCRIPT = new LuaScript(`
 local now = redis.call('TIME')
 local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local used = redis.call('ZCOUNT', KEYS[1], '(' .. (nowMs - tonumber(ARGV[1])), '+inf')
@@ -34,7 +35,7 @@ if used >= max then
   return {0, 0}
 end
 return {1, max - used - 1}
-`;
+`);
 
 export interface RedisRateLimiterOptions {
   url: string;
@@ -69,7 +70,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   private async run(
-    script: string,
+    script: LuaScript,
     request: RateLimitRequest,
     ...extra: string[]
   ): Promise<{ admitted: boolean; remaining: number }> {
@@ -78,13 +79,11 @@ export class RedisRateLimiter implements RateLimiter {
       // the bound, rather than failing every admission until it is up.
       if (this.redis.status !== 'ready')
         await once(this.redis, 'ready', { signal: AbortSignal.timeout(this.options.timeoutMs) });
-      const [admitted, remaining] = (await this.redis.eval(
-        script,
-        1,
-        this.keyPrefix + request.key,
-        String(request.windowSeconds * 1000),
-        String(request.maxRequests),
-        ...extra,
+      // EVALSHA: the script's text crosses the wire once, not with every admission.
+      const [admitted, remaining] = (await script.run(
+        this.redis,
+        [this.keyPrefix + request.key],
+        [String(request.windowSeconds * 1000), String(request.maxRequests), ...extra],
       )) as [number, number];
       return { admitted: admitted === 1, remaining };
     } catch (err) {

@@ -12,7 +12,7 @@ import type { AuditLogger } from '../audit-logger.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { measureClockOffsetMs } from './redis-clock.js';
 import { decodeFrontier, encodeFrontier, growTree, RedisTreeStore, type TreeGrowth } from './redis-tree.js';
-import { LuaScript } from './run-script.js';
+import { LuaScript } from '../../redis/lua-script.js';
 import { sleep, withTimeout } from './timeout.js';
 
 export interface ChainAppenderSettings {

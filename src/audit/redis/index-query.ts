@@ -5,7 +5,7 @@ import { decodeEntry } from './entry-codec.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { QUERY_SCRIPT } from './query-script.js';
 import { INDEXED_FIELDS, type RedisAuditKeys } from './redis-keys.js';
-import { LuaScript } from './run-script.js';
+import { LuaScript } from '../../redis/lua-script.js';
 
 const QUERY = new LuaScript(QUERY_SCRIPT);
 

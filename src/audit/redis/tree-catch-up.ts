@@ -7,7 +7,7 @@ import { TREE_CATCH_UP_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { encodeFrontier, growTree, RedisTreeStore } from './redis-tree.js';
-import { LuaScript } from './run-script.js';
+import { LuaScript } from '../../redis/lua-script.js';
 
 const CATCH_UP = new LuaScript(TREE_CATCH_UP_SCRIPT);
 const CHUNK_LEAVES = 1000;
