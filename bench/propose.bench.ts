@@ -1,6 +1,15 @@
+import { join } from 'node:path';
 import { startRedisServer } from '../test/env/redis-server.js';
-import { AGENT_AUTH, EXAMPLE_PROPOSALS } from './support/payloads.js';
-import { startArbiter, startBaseline, type ServerProcess } from './support/processes.js';
+import { CERBOS_VERSION, CHECK_PATH, checkQuery, startCerbos, waitForDecisions } from './support/cerbos.js';
+import { AGENT_AUTH, EXAMPLE_PROPOSALS, SAME_QUESTION } from './support/payloads.js';
+import { allocationProbe, type AllocationProbe } from './support/alloc-meter.js';
+import {
+  REPO,
+  startArbiter,
+  startBaseline,
+  type ArbiterOptions,
+  type ServerProcess,
+} from './support/processes.js';
 import { runAtRate } from './support/rate-load.js';
 import type { Report } from './support/report.js';
 import type { BenchSettings } from './support/settings.js';
@@ -9,17 +18,43 @@ import { runWrk, type WrkResult } from './support/wrk.js';
 const PATH = '/api/v1/governance/propose';
 
 /**
- * 1. propose: Arbiter (auth on, examples/manifests, audit to a real Redis) against an
- * express endpoint that parses the same body and answers fixed JSON. Maximum throughput
- * with wrk, then p99 at half of that rate with a constant-rate generator.
+ * 1. propose: Arbiter against the framework's ceiling (an express echo), with its audit log
+ * on Redis and in a file, then against a real peer deciding the same question (Cerbos).
  */
 export async function proposeBench(report: Report, settings: BenchSettings): Promise<void> {
   const redis = await startRedisServer({ appendfsync: 'everysec' });
+  try {
+    await againstExpress(report, settings, 'Redis', { redisUrl: redis.url });
+  } finally {
+    await redis.dispose();
+  }
+  await againstExpress(report, settings, 'file', {});
+  await againstCerbos(report, settings);
+}
+
+/**
+ * Arbiter (auth on, examples/manifests, the eight-proposal mix) against an express endpoint
+ * that parses the same body and answers fixed JSON: maximum throughput with wrk, the heap
+ * allocated per request during that run, then latency at half of Arbiter's maximum rate
+ * with a constant-rate generator, the baseline at the same rate.
+ */
+async function againstExpress(
+  report: Report,
+  settings: BenchSettings,
+  audit: 'Redis' | 'file',
+  options: ArbiterOptions,
+): Promise<void> {
   const servers: ServerProcess[] = [];
   try {
-    const arbiter = await startArbiter({ redisUrl: redis.url });
+    const arbiterProbe = await allocationProbe('arbiter');
+    const baselineProbe = await allocationProbe('baseline');
+    const arbiter = await startArbiter({
+      ...options,
+      nodeArgs: arbiterProbe.nodeArgs,
+      env: arbiterProbe.env,
+    });
     servers.push(arbiter);
-    const baseline = await startBaseline();
+    const baseline = await startBaseline({ nodeArgs: baselineProbe.nodeArgs, env: baselineProbe.env });
     servers.push(baseline);
     const load = (server: ServerProcess, durationSec: number): Promise<WrkResult> =>
       runWrk({
@@ -29,13 +64,19 @@ export async function proposeBench(report: Report, settings: BenchSettings): Pro
         connections: settings.connections,
         durationSec,
       });
+    const measured = async (server: ServerProcess, probe: AllocationProbe) => {
+      let result: WrkResult | undefined;
+      const count = await probe.during(server, async () => {
+        result = await load(server, settings.loadSec);
+      });
+      return { ...result!, bytesPerRequest: count.allocatedBytes / result!.requests };
+    };
     await load(arbiter, settings.warmupSec);
     await load(baseline, settings.warmupSec);
-    const a = await load(arbiter, settings.loadSec);
-    const b = await load(baseline, settings.loadSec);
-    if (a.non2xx > 0 || a.socketErrors > 0)
-      throw new Error(`propose answered ${a.non2xx} non-2xx, ${a.socketErrors} socket errors`);
-    const name = 'propose';
+    const a = await measured(arbiter, arbiterProbe);
+    const b = await measured(baseline, baselineProbe);
+    expectAnswered('Arbiter', a);
+    const name = `propose (audit: ${audit})`;
     report.add({
       benchmark: name,
       metric: `max throughput (wrk, ${settings.connections} connections)`,
@@ -44,21 +85,15 @@ export async function proposeBench(report: Report, settings: BenchSettings): Pro
       unit: 'req/s',
       target: { text: 'ratio >= 0.7', met: a.requestsPerSec / b.requestsPerSec >= 0.7 },
     });
+    addLatencyRows(report, name, a, b);
     report.add({
       benchmark: name,
-      metric: 'p50 at max load',
-      arbiter: a.p50Ms,
-      baseline: b.p50Ms,
-      unit: 'ms',
+      metric: 'heap allocated per request at max load',
+      arbiter: a.bytesPerRequest / 1024,
+      baseline: b.bytesPerRequest / 1024,
+      unit: 'KiB',
       higherIsBetter: false,
-    });
-    report.add({
-      benchmark: name,
-      metric: 'p99 at max load',
-      arbiter: a.p99Ms,
-      baseline: b.p99Ms,
-      unit: 'ms',
-      higherIsBetter: false,
+      target: { text: '<= 30 KB', met: a.bytesPerRequest <= 30_000 },
     });
 
     const rate = (server: ServerProcess, ratePerSec: number) =>
@@ -89,7 +124,7 @@ export async function proposeBench(report: Report, settings: BenchSettings): Pro
       baseline: bh.p99Ms,
       unit: 'ms',
       higherIsBetter: false,
-      target: { text: 'p99 < 5 ms', met: ah.p99Ms < 5 },
+      target: { text: "within 2x of the baseline's p99", met: ah.p99Ms <= 2 * bh.p99Ms },
     });
     report.add({
       benchmark: name,
@@ -101,6 +136,110 @@ export async function proposeBench(report: Report, settings: BenchSettings): Pro
     });
   } finally {
     for (const server of servers) await server.stop();
-    await redis.dispose();
+  }
+}
+
+/**
+ * Arbiter (auth on, hash-chained audit in a file) and Cerbos (decision log to a file) answer
+ * the same question, half allowed and half denied: bench/fixtures/same-question.
+ */
+async function againstCerbos(report: Report, settings: BenchSettings): Promise<void> {
+  const servers: ServerProcess[] = [];
+  try {
+    const arbiter = await startArbiter({ manifests: join(REPO, 'bench/fixtures/same-question/arbiter') });
+    servers.push(arbiter);
+    const cerbos = await startCerbos();
+    servers.push(cerbos);
+    await expectArbiterOutcomes(arbiter.url);
+    const calls = await expectCerbosEffects(cerbos.url);
+    await waitForDecisions(cerbos.decisionLogPath, calls);
+
+    const arbiterLoad = (durationSec: number) =>
+      runWrk({
+        url: arbiter.url + PATH,
+        bodies: [SAME_QUESTION.arbiter.allowed, SAME_QUESTION.arbiter.denied],
+        headers: AGENT_AUTH,
+        connections: settings.connections,
+        durationSec,
+      });
+    const cerbosLoad = (durationSec: number) =>
+      runWrk({
+        url: cerbos.url + CHECK_PATH,
+        bodies: [SAME_QUESTION.cerbos.allowed, SAME_QUESTION.cerbos.denied],
+        headers: {},
+        connections: settings.connections,
+        durationSec,
+      });
+    await arbiterLoad(settings.warmupSec);
+    await cerbosLoad(settings.warmupSec);
+    const a = await arbiterLoad(settings.loadSec);
+    const c = await cerbosLoad(settings.loadSec);
+    expectAnswered('Arbiter', a);
+    expectAnswered('Cerbos', c);
+    addCerbosRows(report, settings, a, c);
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}
+
+/** Once before the load: Arbiter allows the staging query and denies the production one. */
+async function expectArbiterOutcomes(url: string): Promise<void> {
+  const outcome = async (body: string): Promise<unknown> => {
+    const response = await fetch(url + PATH, {
+      method: 'POST',
+      headers: { ...AGENT_AUTH, 'Content-Type': 'application/json' },
+      body,
+    });
+    return ((await response.json()) as { outcome?: unknown }).outcome;
+  };
+  const allowed = await outcome(SAME_QUESTION.arbiter.allowed);
+  const denied = await outcome(SAME_QUESTION.arbiter.denied);
+  if (allowed !== 'ALLOW' || denied !== 'DENY')
+    throw new Error(`Arbiter answered ${String(allowed)} and ${String(denied)}, expected ALLOW and DENY`);
+}
+
+/** Once before the load, likewise for Cerbos; returns the call ids its decision log must hold. */
+async function expectCerbosEffects(url: string): Promise<string[]> {
+  const allowed = await checkQuery(url, SAME_QUESTION.cerbos.allowed);
+  const denied = await checkQuery(url, SAME_QUESTION.cerbos.denied);
+  if (allowed.effect !== 'EFFECT_ALLOW' || denied.effect !== 'EFFECT_DENY')
+    throw new Error(
+      `Cerbos answered ${allowed.effect} and ${denied.effect}, expected EFFECT_ALLOW and EFFECT_DENY`,
+    );
+  return [allowed.callId, denied.callId];
+}
+
+/** A non-2xx answer or a socket error would make a server look faster than it is. */
+function expectAnswered(name: string, result: WrkResult): void {
+  if (result.non2xx > 0 || result.socketErrors > 0)
+    throw new Error(`${name} answered ${result.non2xx} non-2xx, ${result.socketErrors} socket errors`);
+}
+
+function addCerbosRows(report: Report, settings: BenchSettings, a: WrkResult, c: WrkResult): void {
+  const name = 'propose vs Cerbos';
+  report.add({
+    benchmark: name,
+    metric: `max throughput (wrk, ${settings.connections} connections, half denied; Cerbos ${CERBOS_VERSION})`,
+    arbiter: a.requestsPerSec,
+    baseline: c.requestsPerSec,
+    unit: 'req/s',
+    target: { text: 'ratio >= 2', met: a.requestsPerSec / c.requestsPerSec >= 2 },
+  });
+  addLatencyRows(report, name, a, c);
+}
+
+function addLatencyRows(report: Report, name: string, a: WrkResult, b: WrkResult): void {
+  for (const [label, key] of [
+    ['p50', 'p50Ms'],
+    ['p99', 'p99Ms'],
+  ] as const) {
+    report.add({
+      benchmark: name,
+      metric: `${label} at max load`,
+      arbiter: a[key],
+      baseline: b[key],
+      unit: 'ms',
+      higherIsBetter: false,
+    });
   }
 }

@@ -41,6 +41,40 @@ export const EXAMPLE_PROPOSALS: readonly string[] = [
   proposal('payments.transfer', { amount: 5_000, currency: 'EUR', to: 'acct-1' }),
 ];
 
+/** An agent's query, asked of staging (allowed) and of production (denied) in the Cerbos comparison. */
+const SAME_QUERY = 'select id, name from customers where region = $1';
+
+/** The same question as a Cerbos CheckResources request: principal agent-001, role ai-agent. */
+function checkResources(database: string): string {
+  return JSON.stringify({
+    requestId: `query-${database}`,
+    principal: { id: 'agent-001', roles: ['ai-agent'], attr: {} },
+    resources: [
+      {
+        actions: ['query'],
+        resource: { kind: 'database', id: database, attr: { database, query: SAME_QUERY } },
+      },
+    ],
+  });
+}
+
+export interface SameQuestion {
+  allowed: string;
+  denied: string;
+}
+
+/**
+ * May agent-001 run this query? Asked of Arbiter (bench/fixtures/same-question/arbiter) and
+ * of Cerbos (bench/fixtures/same-question/cerbos): allowed on staging, denied on production.
+ */
+export const SAME_QUESTION: { arbiter: SameQuestion; cerbos: SameQuestion } = {
+  arbiter: {
+    allowed: proposal('database.query', { query: SAME_QUERY, database: 'staging' }),
+    denied: proposal('database.query', { query: SAME_QUERY, database: 'production' }),
+  },
+  cerbos: { allowed: checkResources('staging'), denied: checkResources('production') },
+};
+
 /** A decision's audit event shaped as the decision service writes it (about 1 KiB of JSON). */
 export function decisionEvent(
   i: number,

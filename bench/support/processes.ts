@@ -42,24 +42,30 @@ export async function rssMiB(pid: number): Promise<number> {
   return kb ? Number(kb) / 1024 : Number.NaN;
 }
 
-/**
- * Starts a Node server process with its output in a log file (a pipe nobody drains would
- * block it) and waits until `readyPath` answers 200.
- */
-export async function startNodeServer(options: {
+export interface ServerOptions {
   name: string;
+  /** The executable: Node for our servers, a binary for a peer such as Cerbos. */
+  command: string;
   args: string[];
   port: number;
   readyPath: string;
   timeoutMs?: number;
-  nodeArgs?: string[];
-}): Promise<ServerProcess> {
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts a server process with its output in a log file (a pipe nobody drains would block
+ * it) and waits until `readyPath` answers 200.
+ */
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const dir = await tempDir(`arbiter-bench-${options.name}-`);
   const logPath = join(dir, 'server.log');
   const fd = openSync(logPath, 'a');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.args], {
+  const child = spawn(options.command, options.args, {
     stdio: ['ignore', fd, fd],
     cwd: REPO,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -98,6 +104,14 @@ export async function startNodeServer(options: {
   };
 }
 
+/** A Node server (`node [nodeArgs] args`), as `startServer` starts it. */
+export async function startNodeServer(
+  options: Omit<ServerOptions, 'command'> & { nodeArgs?: string[] },
+): Promise<ServerProcess> {
+  const { nodeArgs = [], ...rest } = options;
+  return startServer({ ...rest, command: process.execPath, args: [...nodeArgs, ...rest.args] });
+}
+
 export interface ArbiterOptions {
   manifests?: string;
   kubeconfig?: string;
@@ -106,6 +120,7 @@ export interface ArbiterOptions {
   extraArgs?: string[];
   timeoutMs?: number;
   nodeArgs?: string[];
+  env?: Record<string, string>;
 }
 
 /** `arbiter serve` from dist/, auth on, with the per-key rate limit out of the way of the load. */
@@ -121,6 +136,7 @@ export async function startArbiter(options: ArbiterOptions): Promise<ServerProce
     readyPath: '/readyz',
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+    ...(options.env ? { env: options.env } : {}),
     args: [
       CLI,
       'serve',
@@ -152,9 +168,12 @@ export async function startArbiter(options: ArbiterOptions): Promise<ServerProce
 }
 
 /** The framework's ceiling: express parsing the same JSON body and answering fixed JSON. */
-export async function startBaseline(): Promise<ServerProcess> {
+export async function startBaseline(
+  options: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   return startNodeServer({
+    ...options,
     name: 'baseline',
     port,
     readyPath: '/healthz',
