@@ -64,17 +64,20 @@ async function againstExpress(
         connections: settings.connections,
         durationSec,
       });
-    const measured = async (server: ServerProcess, probe: AllocationProbe) => {
-      let result: WrkResult | undefined;
+    // Allocation is counted in a run of its own: the GC profiler slows a server a little.
+    const allocated = async (server: ServerProcess, probe: AllocationProbe) => {
+      let requests = 0;
       const count = await probe.during(server, async () => {
-        result = await load(server, settings.loadSec);
+        requests = (await load(server, settings.warmupSec)).requests;
       });
-      return { ...result!, bytesPerRequest: count.allocatedBytes / result!.requests };
+      return count.allocatedBytes / requests;
     };
     await load(arbiter, settings.warmupSec);
     await load(baseline, settings.warmupSec);
-    const a = await measured(arbiter, arbiterProbe);
-    const b = await measured(baseline, baselineProbe);
+    const a = await load(arbiter, settings.loadSec);
+    const b = await load(baseline, settings.loadSec);
+    const aBytes = await allocated(arbiter, arbiterProbe);
+    const bBytes = await allocated(baseline, baselineProbe);
     expectAnswered('Arbiter', a);
     const name = `propose (audit: ${audit})`;
     report.add({
@@ -88,12 +91,12 @@ async function againstExpress(
     addLatencyRows(report, name, a, b);
     report.add({
       benchmark: name,
-      metric: 'heap allocated per request at max load',
-      arbiter: a.bytesPerRequest / 1024,
-      baseline: b.bytesPerRequest / 1024,
+      metric: `heap allocated per request (wrk, ${settings.warmupSec} s at max load)`,
+      arbiter: aBytes / 1024,
+      baseline: bBytes / 1024,
       unit: 'KiB',
       higherIsBetter: false,
-      target: { text: '<= 30 KB', met: a.bytesPerRequest <= 30_000 },
+      target: { text: '<= 30 KB', met: aBytes <= 30_000 },
     });
 
     const rate = (server: ServerProcess, ratePerSec: number) =>
