@@ -1,7 +1,7 @@
 import canonicalizeModule from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './chain.js';
+import { assertCanonicalisable, canonicalJson, withCanonicalOrder } from './chain.js';
 
 // The reference implementation of RFC 8785 that chain.ts used before it had its own.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -28,6 +28,30 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('withCanonicalOrder: same canonical JSON, input untouched, and JSON.stringify writes it exactly', () => {
+    const orderable = (key: string) => !/^[0-9]/.test(key) && key !== '__proto__';
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const before = JSON.stringify(value);
+        const ordered = withCanonicalOrder(value);
+        expect(JSON.stringify(value)).toBe(before);
+        expect(canonicalJson(ordered)).toBe(canonicalize(value));
+        // Keys starting with a digit or named __proto__ cannot be put in order; the rest can.
+        if (collectObjectKeys(value).every(orderable)) {
+          expect(JSON.stringify(ordered)).toBe(canonicalize(value));
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('withCanonicalOrder copies each disordered object once, however deep', () => {
+    let nested: Record<string, unknown> = { z: 1, a: 2 };
+    for (let i = 0; i < 40; i++) nested = { z: nested, a: i };
+    const ordered = withCanonicalOrder(nested);
+    expect(JSON.stringify(ordered)).toBe(canonicalJson(nested));
+  });
+
   it('keeps members named __proto__, leaves out inherited ones, and never changes its input', () => {
     const hostile: unknown = JSON.parse('{"z":1,"__proto__":{"b":2,"a":1},"a":[{"y":1,"x":2}]}');
     const before = JSON.stringify(hostile);
@@ -51,6 +75,43 @@ describe('canonicalJson', () => {
     for (const value of values) expect(canonicalJson(value)).toBe(canonicalize(value));
   });
 
+  it('assertCanonicalisable throws exactly when canonicalJson does', () => {
+    const throws = (f: () => unknown) => {
+      try {
+        f();
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const hostile = fc.oneof(
+      fc.constant(Number.NaN),
+      fc.constant(-Infinity),
+      fc.constant(undefined),
+      fc.bigInt(),
+    );
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBigInt: true,
+          withDate: true,
+          withMap: true,
+          withNullPrototype: true,
+          withBoxedValues: true,
+        }),
+        hostile,
+        (value, bad) => {
+          for (const candidate of [value, { ok: value, bad }, [value, bad]]) {
+            expect(throws(() => assertCanonicalisable(candidate))).toBe(
+              throws(() => canonicalJson(candidate)),
+            );
+          }
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('refuses what JCS cannot write', () => {
     expect(() => canonicalJson(Number.NaN)).toThrow(TypeError);
     expect(() => canonicalJson({ x: Infinity })).toThrow(TypeError);
@@ -58,3 +119,9 @@ describe('canonicalJson', () => {
     expect(() => canonicalJson(undefined)).toThrow(TypeError);
   });
 });
+
+function collectObjectKeys(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  if (Array.isArray(value)) return value.flatMap(collectObjectKeys);
+  return Object.entries(value).flatMap(([k, v]) => [k, ...collectObjectKeys(v)]);
+}

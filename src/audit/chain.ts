@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEntry } from './audit-log.js';
 
 /**
@@ -41,6 +41,71 @@ function stringifiesCanonically(value: object): boolean {
 function memberStringifiesCanonically(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);
   return typeof value !== 'object' || value === null || stringifiesCanonically(value);
+}
+
+/**
+ * A value with every object's members in canonical order, so that canonicalJson can hand
+ * all of it to JSON.stringify: the same objects where they already are, sorted copies where
+ * not. Values no object can hold in that order (integer-like keys, a member named
+ * __proto__, toJSON) are returned as they are; canonicalJson writes those by hand.
+ */
+export function withCanonicalOrder<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item: unknown, i) => {
+      const ordered = withCanonicalOrder(item);
+      if (ordered !== item) (copy ??= [...(value as unknown[])])[i] = ordered;
+    });
+    return (copy ?? value) as T;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  const record = value as Record<string, unknown>;
+  const keys: string[] = [];
+  const members: unknown[] = [];
+  let changed = false;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key) || isDigit(key.charCodeAt(0)) || key === '__proto__') return value;
+    const member = withCanonicalOrder(record[key]);
+    if (member !== record[key] || (keys.length > 0 && key < keys[keys.length - 1]!)) changed = true;
+    keys.push(key);
+    members.push(member);
+  }
+  if (!changed) return value;
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  const copy: Record<string, unknown> = {};
+  for (const i of order) copy[keys[i]!] = members[i];
+  return copy as T;
+}
+
+/**
+ * Throws what canonicalJson would throw for this value (a non-finite number, a BigInt,
+ * nothing at all), without writing it: appends check their event with it before it joins a
+ * batch, where it would fail every other entry of the batch too.
+ */
+export function assertCanonicalisable(value: unknown): void {
+  if (!canonicalisable(value)) canonicalJson(value);
+}
+
+function canonicalisable(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every((item) => item === undefined || canonicalisable(item));
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+      for (const key in value) {
+        const member = (value as Record<string, unknown>)[key];
+        if (member !== undefined && !canonicalisable(member)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
 }
 
 function ascending(keys: readonly string[]): boolean {
@@ -111,7 +176,7 @@ export function hashEntry(entry: Omit<AuditEntry, 'hash'> & { hash?: string }): 
 }
 
 function hashOf(canonical: string): string {
-  return `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
+  return `sha256:${hash('sha256', canonical, 'hex')}`;
 }
 
 // The canonical text each sealed entry was hashed over, so storing it costs a splice, not a second serialisation.

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
@@ -120,7 +120,7 @@ function serviceAccountPrincipals(
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** Looks principals up by the digest of the presented key. */

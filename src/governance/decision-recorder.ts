@@ -1,4 +1,5 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import { withCanonicalOrder } from '../audit/chain.js';
 import type { Decision, EngineDecision, Proposal, ShadowDecision } from '../model/index.js';
 import type {
   DecisionData,
@@ -59,7 +60,7 @@ export class DecisionRecorder {
       ...(needsReview(decided) ? { expires_at: this.expiryFrom(now).toISOString() } : {}),
       ...(extras.kubernetes ? { kubernetes: extras.kubernetes } : {}),
       principal,
-      request: inCanonicalOrder(proposal),
+      request: withCanonicalOrder(proposal),
       ...(extras.kubernetes ? { source: 'admission' as const } : {}),
     };
     const entry = await this.deps.audit.append({
@@ -114,13 +115,6 @@ export function linkedTo(entry: AuditEntry) {
     policies_evaluated: [],
     policy_matched: null,
   };
-}
-
-/** The proposal's members (the schema allows no others) in canonical order, for sealing. */
-function inCanonicalOrder(proposal: Proposal): Proposal {
-  for (const key in proposal) if (key !== 'action' && key !== 'actor' && key !== 'context') return proposal;
-  const { action, actor, context } = proposal;
-  return { action, actor, ...(context === undefined ? {} : { context }) };
 }
 
 function needsReview(decided: EngineDecision): boolean {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
 import { canonicalJson } from '../audit/chain.js';
 import {
@@ -181,7 +181,7 @@ export class DecisionService {
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** The identity of a proposal for confirmation: who, what, with which parameters. */

@@ -76,6 +76,18 @@ describe('FileAuditLog append and restart', () => {
     expect((await log.append(event())).seq).toBe(1);
     await log.close();
   });
+
+  it('refuses an event JSON cannot hold on its own: the appends of the same batch land', async () => {
+    const log = await openLog(dir);
+    const results = await Promise.allSettled([
+      log.append(event()),
+      log.append(event({ data: { amount: Number.NaN } })),
+      log.append(event()),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.seq] : []))).toEqual([1, 2]);
+    await log.close();
+  });
 });
 
 describe('FileAuditLog group commit', () => {

@@ -14,7 +14,7 @@ import type {
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
-import { canonicalJson, GENESIS_HASH, leafInput, sealEntry, storedText } from '../chain.js';
+import { assertCanonicalisable, GENESIS_HASH, leafInput, sealEntry, storedText } from '../chain.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
@@ -81,7 +81,7 @@ function validateEvent(event: AuditEventInput): void {
       `audit event timestamp ${JSON.stringify(event.timestamp)} is not ISO 8601`,
     );
   }
-  canonicalJson(event); // throws for what JSON cannot hold, before it can fail a whole batch
+  assertCanonicalisable(event); // throws for what JSON cannot hold, before it can fail a whole batch
 }
 
 /**

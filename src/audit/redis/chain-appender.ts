@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuditUnavailableError } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { leafInput, sealEntry } from '../chain.js';
+import { assertCanonicalisable, leafInput, sealEntry } from '../chain.js';
 import type { TreeFrontier } from '../merkle/tree-frontier.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
@@ -129,6 +129,11 @@ export class ChainAppender {
   append(event: AuditEventInput): Promise<AuditEntry> {
     if (Number.isNaN(Date.parse(event.timestamp))) {
       return Promise.reject(new TypeError(`audit event timestamp is not ISO 8601: ${event.timestamp}`));
+    }
+    try {
+      assertCanonicalisable(event); // before it joins a batch, where it would fail the others too
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new TypeError(String(err)));
     }
     return new Promise((resolve, reject) => {
       this.queue.push({
