@@ -22,9 +22,9 @@ export function makeProposer(deps: Pick<ApiDependencies, 'decisions' | 'metrics'
         `key "${principal.name}" may not propose for actor ${proposal.actor.id}`,
       );
     }
-    const stop = deps.metrics.decisionSeconds.startTimer();
+    const started = performance.now();
     const decision = await deps.decisions.propose(proposal, principal.name);
-    stop();
+    deps.metrics.decisionSeconds.observe((performance.now() - started) / 1000);
     const registered = deps.index.current().capability(proposal.action.capability) !== undefined;
     deps.metrics.decisions.inc({
       outcome: decision.outcome,
