@@ -51,31 +51,36 @@ function memberStringifiesCanonically(value: unknown): boolean {
  */
 export function withCanonicalOrder<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    value.forEach((item: unknown, i) => {
-      const ordered = withCanonicalOrder(item);
-      if (ordered !== item) (copy ??= [...(value as unknown[])])[i] = ordered;
-    });
-    return (copy ?? value) as T;
-  }
+  if (Array.isArray(value)) return arrayInCanonicalOrder(value) as T;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
-  const record = value as Record<string, unknown>;
+  return objectInCanonicalOrder(value as Record<string, unknown>) as T;
+}
+
+function arrayInCanonicalOrder(items: unknown[]): unknown[] {
+  let copy: unknown[] | undefined;
+  items.forEach((item, i) => {
+    const ordered = withCanonicalOrder(item);
+    if (ordered !== item) (copy ??= [...items])[i] = ordered;
+  });
+  return copy ?? items;
+}
+
+function objectInCanonicalOrder(record: Record<string, unknown>): Record<string, unknown> {
   const keys: string[] = [];
   const members: unknown[] = [];
   let changed = false;
   for (const key in record) {
-    if (!Object.hasOwn(record, key) || isDigit(key.charCodeAt(0)) || key === '__proto__') return value;
+    if (!Object.hasOwn(record, key) || isDigit(key.charCodeAt(0)) || key === '__proto__') return record;
     const member = withCanonicalOrder(record[key]);
     if (member !== record[key] || (keys.length > 0 && key < keys[keys.length - 1]!)) changed = true;
     keys.push(key);
     members.push(member);
   }
-  if (!changed) return value;
+  if (!changed) return record;
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
   const copy: Record<string, unknown> = {};
   for (const i of order) copy[keys[i]!] = members[i];
-  return copy as T;
+  return copy;
 }
 
 /**
