@@ -35,8 +35,15 @@ export interface ProposeLaneDeps {
  */
 export function withProposeLane(deps: ProposeLaneDeps, app: RequestListener): RequestListener {
   return (req, res) => {
-    if (takesLane(req)) void answer(deps, req, res);
-    else app(req, res);
+    if (!takesLane(req)) {
+      app(req, res);
+      return;
+    }
+    answer(deps, req, res).catch((err: unknown) => {
+      // Only writing the answer can get here; the connection is unusable, close it.
+      deps.logger.error({ err }, 'propose: the answer could not be written');
+      res.destroy();
+    });
   };
 }
 
@@ -116,7 +123,9 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     };
     req.on('data', onData);
     req.on('end', onEnd);
-    req.once('aborted', () => fail(new ArbiterError('INVALID_REQUEST', 'request body was aborted')));
+    const aborted = () => fail(new ArbiterError('INVALID_REQUEST', 'request body was aborted'));
+    req.once('aborted', aborted);
+    req.once('error', aborted);
   });
 }
 

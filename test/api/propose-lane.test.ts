@@ -1,4 +1,6 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { KEYS, useArbiter } from '../support/arbiter-process.js';
 
@@ -153,6 +155,22 @@ describe('propose: the lane answers as express does', () => {
     expect((await bothWays({ body: huge, chunked: true })).status).toBe(413);
     expect((await bothWays({ body: huge })).status).toBe(413);
     expect((await bothWays({ body: ALLOWED, chunked: true })).status).toBe(200);
+  });
+
+  it('a client that hangs up in the middle of its body costs nothing: the server answers the next call', async () => {
+    for (const path of [LANE, EXPRESS]) {
+      const socket = connect(arbiter.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.agent}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"actor":',
+      );
+      await sleep(50);
+      socket.destroy();
+      await sleep(50);
+      expect((await send(path, { body: ALLOWED })).status).toBe(200);
+    }
+    expect(arbiter.child.exitCode).toBeNull();
   });
 
   it('media types and request ids', async () => {
