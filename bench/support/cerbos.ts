@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { freePorts } from '../../test/env/free-ports.js';
-import { REPO, startServer, tempDir, type ServerProcess } from './processes.js';
+import { removingOnStop, REPO, startServer, tempDir, type ServerProcess } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -88,14 +88,7 @@ export async function startCerbos(): Promise<ServerProcess & { decisionLogPath: 
         CERBOS_DECISION_LOG: decisionLogPath,
       },
     });
-    return {
-      ...server,
-      decisionLogPath,
-      async stop() {
-        await server.stop();
-        await rm(auditDir, { recursive: true, force: true });
-      },
-    };
+    return { ...removingOnStop(server, auditDir), decisionLogPath };
   } catch (err) {
     await rm(auditDir, { recursive: true, force: true });
     throw err;

@@ -157,12 +157,16 @@ export async function startArbiter(options: ArbiterOptions): Promise<ServerProce
       ...(options.extraArgs ?? []),
     ],
   });
+  return { ...removingOnStop(server, dataDir), dataDir };
+}
+
+/** The server, whose stop also removes a folder it used. */
+export function removingOnStop<S extends ServerProcess>(server: S, dir: string): S {
   return {
     ...server,
-    dataDir,
     async stop() {
       await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -25,12 +25,12 @@ function stringifiesCanonically(value: object): boolean {
     for (const item of value) if (!memberStringifiesCanonically(item)) return false;
     return true;
   }
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (hasToJson(value)) return false;
   const record = value as Record<string, unknown>;
   // This object's own order first: a disordered parent is found without walking its members.
   let previous: string | undefined;
   for (const key in record) {
-    if (!Object.hasOwn(record, key) || isDigit(key.charCodeAt(0))) return false;
+    if (!keepsCanonicalPlace(record, key)) return false;
     if (previous !== undefined && key < previous) return false;
     previous = key;
   }
@@ -52,7 +52,7 @@ function memberStringifiesCanonically(value: unknown): boolean {
 export function withCanonicalOrder<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return arrayInCanonicalOrder(value) as T;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  if (hasToJson(value)) return value;
   return objectInCanonicalOrder(value as Record<string, unknown>) as T;
 }
 
@@ -70,7 +70,7 @@ function objectInCanonicalOrder(record: Record<string, unknown>): Record<string,
   const members: unknown[] = [];
   let changed = false;
   for (const key in record) {
-    if (!Object.hasOwn(record, key) || isDigit(key.charCodeAt(0)) || key === '__proto__') return record;
+    if (!keepsCanonicalPlace(record, key)) return record;
     const member = withCanonicalOrder(record[key]);
     if (member !== record[key] || (keys.length > 0 && key < keys[keys.length - 1]!)) changed = true;
     keys.push(key);
@@ -102,7 +102,7 @@ function canonicalisable(value: unknown): boolean {
     case 'object':
       if (value === null) return true;
       if (Array.isArray(value)) return value.every((item) => item === undefined || canonicalisable(item));
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+      if (hasToJson(value)) return false;
       for (const key in value) {
         const member = (value as Record<string, unknown>)[key];
         if (member !== undefined && !canonicalisable(member)) return false;
@@ -118,8 +118,19 @@ function ascending(keys: readonly string[]): boolean {
   return true;
 }
 
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
+/**
+ * Whether an object can hold this member at its canonical place: own (JSON.stringify skips
+ * inherited ones), not integer-like (JavaScript enumerates those first, whatever the
+ * order; a leading digit is the cheap, cautious test), and not __proto__ (assigning it to
+ * a copy would set the prototype instead).
+ */
+function keepsCanonicalPlace(record: object, key: string): boolean {
+  const first = key.charCodeAt(0);
+  return Object.hasOwn(record, key) && !(first >= 48 && first <= 57) && key !== '__proto__';
+}
+
+function hasToJson(value: object): value is { toJSON: () => unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
 // Characters JSON.stringify would escape (or, for surrogates, may): only those strings take the slow path.
@@ -155,8 +166,7 @@ function serialiseObject(value: object): string | undefined {
     for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${serialise(value[i]) ?? 'null'}`;
     return `${out}]`;
   }
-  const withToJson = value as { toJSON?: unknown };
-  if (typeof withToJson.toJSON === 'function') return serialise((withToJson.toJSON as () => unknown)());
+  if (hasToJson(value)) return serialise(value.toJSON());
   const record = value as Record<string, unknown>;
   let out = '';
   const keys = Object.keys(record);
