@@ -1,10 +1,25 @@
-import type { RequestHandler } from 'express';
-import { hasScope, type KeyRateLimiter, type Principal, type Scope } from '../auth/index.js';
+import type { Request, RequestHandler } from 'express';
+import {
+  describeAccess,
+  hasScope,
+  rbacAttributes,
+  readVerb,
+  RBAC_SCOPES,
+  type KeyRateLimiter,
+  type Principal,
+  type RbacAuthority,
+  type Scope,
+} from '../auth/index.js';
 import { ArbiterError } from '../model/index.js';
 
 /** Turns a presented credential into a principal, or undefined when it is not valid. */
 export interface Authenticator {
   authenticate(credential: string): Promise<Principal | undefined> | Principal | undefined;
+  /**
+   * Cluster mode: on routes whose scope RBAC can grant (auth/rbac-access.ts), any
+   * Kubernetes user is a caller, and RBAC gives it what its scopes lack.
+   */
+  readonly rbac?: RbacAuthority;
 }
 
 /** Where the steps below put their response headers (express's res, or the propose lane's list). */
@@ -14,7 +29,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** Step 1: the caller behind an Authorization header, or UNAUTHENTICATED. */
 export async function identifyCaller(
-  authenticator: Authenticator,
+  authenticator: Pick<Authenticator, 'authenticate'>,
   authorization: string | undefined,
   setHeader: SetHeader,
 ): Promise<Principal> {
@@ -34,17 +49,17 @@ export async function identifyCaller(
   return principal;
 }
 
-/** Step 2: the scope check, then the per-key rate limit (a refused caller costs no tokens). */
-export function permitCaller(
+function lacksScope(principal: Principal, scope: Scope): ArbiterError {
+  return new ArbiterError('FORBIDDEN', `key "${principal.name}" lacks the scope ${scope}`);
+}
+
+/** The per-key rate limit: takes a token or throws RATE_LIMITED. */
+function takeRateLimit(
   principal: Principal,
-  scope: Scope,
   limiter: KeyRateLimiter,
   nowMs: number,
   setHeader: SetHeader,
 ): void {
-  if (!hasScope(principal, scope)) {
-    throw new ArbiterError('FORBIDDEN', `key "${principal.name}" lacks the scope ${scope}`);
-  }
   const state = limiter.take(principal.name, nowMs);
   setHeader('X-RateLimit-Limit', String(state.limit));
   setHeader('X-RateLimit-Remaining', String(state.remaining));
@@ -58,21 +73,71 @@ export function permitCaller(
   }
 }
 
+/** Step 2: the scope check, then the per-key rate limit (a refused caller costs no tokens). */
+export function permitCaller(
+  principal: Principal,
+  scope: Scope,
+  limiter: KeyRateLimiter,
+  nowMs: number,
+  setHeader: SetHeader,
+): void {
+  if (!hasScope(principal, scope)) throw lacksScope(principal, scope);
+  takeRateLimit(principal, limiter, nowMs, setHeader);
+}
+
+/** What a route asks RBAC for, where it differs from a read (auth/rbac-access.ts). */
+export interface RbacRequest {
+  /** e.g. `approve`; default `get` for a route with parameters (one item), else `list`. */
+  verb?: string;
+  /** The resourceName RBAC rules may be limited to, e.g. the decision's capability. */
+  name?: (req: Request) => Promise<string>;
+}
+
 /**
- * Bearer authentication, the scope check and the per-key rate limit, in that order:
- * an unknown caller learns nothing about scopes, and a rejected one costs no tokens.
+ * Step 2 for a principal without the scope: RBAC's answer for its Kubernetes user, when
+ * RBAC can grant the scope at all; FORBIDDEN otherwise. UNAVAILABLE when the API server
+ * cannot answer (fail closed).
+ */
+async function permitByRbac(
+  rbac: RbacAuthority | undefined,
+  principal: Principal,
+  scope: Scope,
+  verb: string,
+  name: () => Promise<string | undefined>,
+): Promise<void> {
+  const user = principal.kubernetes;
+  if (!rbac || !user || !rbacAttributes(scope, verb)) throw lacksScope(principal, scope);
+  const attributes = rbacAttributes(scope, verb, await name())!;
+  if (await rbac.allows(user, attributes)) return;
+  throw new ArbiterError(
+    'FORBIDDEN',
+    `"${principal.name}" lacks the scope ${scope}, and RBAC does not let user "${user.username}" ${describeAccess(attributes)}`,
+  );
+}
+
+/**
+ * Bearer authentication, the scope check (or RBAC's answer) and the per-key rate limit,
+ * in that order: an unknown caller learns nothing about scopes, and a rejected one costs
+ * no tokens.
  */
 export function requireScope(
   authenticator: Authenticator,
   limiter: KeyRateLimiter,
   scope: Scope,
   now: () => number,
+  request: RbacRequest = {},
 ): RequestHandler {
+  // Only where RBAC can grant the scope may a Kubernetes user unknown to Arbiter call.
+  const rbac = RBAC_SCOPES[scope] ? authenticator.rbac : undefined;
   return async (req, res, next) => {
     const setHeader: SetHeader = (name, value) => res.setHeader(name, value);
-    const principal = await identifyCaller(authenticator, req.get('authorization'), setHeader);
+    const principal = await identifyCaller(rbac ?? authenticator, req.get('authorization'), setHeader);
     req.principal = principal;
-    permitCaller(principal, scope, limiter, now(), setHeader);
+    if (!hasScope(principal, scope)) {
+      const verb = request.verb ?? readVerb(Object.keys(req.params).length > 0);
+      await permitByRbac(rbac, principal, scope, verb, async () => request.name?.(req));
+    }
+    takeRateLimit(principal, limiter, now(), setHeader);
     next();
   };
 }

@@ -3,6 +3,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { KeyRateLimiter } from '../auth/index.js';
 import type { ConfigWriter } from '../governance/config-writer.js';
 import type { DecisionService } from '../governance/decision-service.js';
+import type { PendingReviews } from '../governance/pending-reviews.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { Authenticator } from './authenticate.js';
@@ -19,6 +20,8 @@ export interface ApiDependencies {
   index: { current(): IndexSnapshot };
   audit: AuditLog;
   decisions: DecisionService;
+  /** The decisions waiting for a reviewer. */
+  pending: PendingReviews;
   config: ConfigWriter;
   authenticator: Authenticator;
   keyLimiter: KeyRateLimiter;

@@ -1,12 +1,15 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Scope } from '../auth/index.js';
-import { requireScope } from './authenticate.js';
+import { requireScope, type RbacRequest } from './authenticate.js';
 import type { ApiDependencies } from './dependencies.js';
 
-/** Route helpers: `guard(scope)` authenticates and authorises; `principalOf` names the caller. */
-export function makeGuard(deps: ApiDependencies): (scope: Scope) => RequestHandler {
+/**
+ * Route helpers: `guard(scope)` authenticates and authorises (`rbac`: what to ask RBAC for
+ * a Kubernetes user, when not a plain read); `principalOf` names the caller.
+ */
+export function makeGuard(deps: ApiDependencies): (scope: Scope, rbac?: RbacRequest) => RequestHandler {
   const now = () => deps.clock().getTime();
-  return (scope) => requireScope(deps.authenticator, deps.keyLimiter, scope, now);
+  return (scope, rbac) => requireScope(deps.authenticator, deps.keyLimiter, scope, now, rbac);
 }
 
 export function principalOf(req: Request): string {

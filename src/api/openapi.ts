@@ -107,6 +107,14 @@ export function buildOpenApiDocument(version: string) {
           ok: ok(listSchema('decisions', decisionRecordSchema)),
         }),
       },
+      '/api/v1/governance/pending': {
+        get: operation({
+          summary: 'Decisions waiting for a reviewer, oldest first',
+          scope: 'governance:read',
+          query: listQuerySchema,
+          ok: ok(listSchema('decisions', decisionRecordSchema)),
+        }),
+      },
       '/api/v1/governance/decisions/{id}': {
         get: operation({
           summary: 'One decision with its audit information',

@@ -21,6 +21,12 @@ const ACTORS_SCHEMA = {
 
 /** Principal names of ServiceAccounts start with this; API key names may not. */
 export const SERVICE_ACCOUNT_PREFIX = 'serviceaccount:';
+/**
+ * Principal names of other Kubernetes users start with this; API key names may not. The
+ * admission webhook records the proposer of its decisions the same way
+ * (`kubernetes:<username>`, governance/kubernetes-request-decisions.ts).
+ */
+export const KUBERNETES_PRINCIPAL_PREFIX = 'kubernetes:';
 
 /**
  * The API keys file of the CLI contract. Plaintext keys are for local development;
@@ -44,7 +50,7 @@ const keysFileSchema = {
             type: 'string',
             minLength: 1,
             maxLength: 128,
-            not: { pattern: `^${SERVICE_ACCOUNT_PREFIX}` },
+            not: { pattern: `^(${SERVICE_ACCOUNT_PREFIX}|${KUBERNETES_PRINCIPAL_PREFIX})` },
           },
           key: { type: 'string', minLength: 8, maxLength: 512 },
           sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },

@@ -3,3 +3,8 @@ export * from './api-keys.js';
 export * from './key-rate-limiter.js';
 export * from './token-review-authenticator.js';
 export * from './kube-token-reviewer.js';
+export * from './kubernetes-principal.js';
+export * from './rbac-access.js';
+export * from './review-cache.js';
+export * from './kube-subject-access-reviewer.js';
+export * from './subject-access-authorizer.js';

@@ -1,19 +1,6 @@
-import { ApiException, AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { reviewFailure } from './kube-api-failure.js';
 import type { TokenReviewer } from './token-review-authenticator.js';
-
-/** The Status message of a refusal, if the body has one (never the request, so never the token). */
-function statusMessage(body: unknown): string {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      // Not JSON (a proxy's error page?): a string has no message.
-    }
-  }
-  const message = (parsed as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? `: ${message.slice(0, 512)}` : '';
-}
 
 /**
  * A TokenReviewer backed by the cluster's authentication.k8s.io/v1 TokenReview API.
@@ -27,15 +14,13 @@ export function kubeTokenReviewer(kubeConfig: KubeConfig): TokenReviewer {
         // Stryker disable next-line StringLiteral: the API server takes an empty apiVersion and kind from the URL.
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
       });
+      const user = review.status?.user;
       return {
         authenticated: review.status?.authenticated === true,
-        ...(review.status?.user?.username ? { username: review.status.user.username } : {}),
+        ...(user?.username ? { username: user.username, groups: user.groups ?? [] } : {}),
       };
     } catch (err) {
-      // Keep only what identifies the failure: an exception could carry request details.
-      if (err instanceof ApiException)
-        throw new Error(`TokenReview answered HTTP ${err.code}${statusMessage(err.body)}`);
-      throw err;
+      throw reviewFailure('TokenReview', err);
     }
   };
 }

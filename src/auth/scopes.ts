@@ -11,12 +11,23 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: an API key (or, in a cluster, a ServiceAccount) with its scopes. */
+/** A user as the API server authenticated it (TokenReview status.user). */
+export interface KubernetesUser {
+  username: string;
+  groups: readonly string[];
+}
+
+/** Who is calling: an API key (or, in a cluster, a Kubernetes user) with its scopes. */
 export interface Principal {
   name: string;
   scopes: ReadonlySet<Scope>;
   /** When set, the principal may only propose for these actor ids. */
   actors?: ReadonlySet<string>;
+  /**
+   * Set for a token the API server authenticated, where RBAC may grant what the scopes
+   * lack (rbac-access.ts). API keys have none.
+   */
+  kubernetes?: KubernetesUser;
 }
 
 export function hasScope(principal: Principal, scope: Scope): boolean {

@@ -274,3 +274,74 @@ describe('serviceAccounts in the API keys file', () => {
     expect(ApiKeyRegistry.fromDocument({ keys: [] }).serviceAccounts.size).toBe(0);
   });
 });
+
+describe('any Kubernetes user (authenticateAnyUser, for RBAC)', () => {
+  const PLANNER_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:agents', 'system:authenticated'];
+  /** A fake API server that knows users with their groups. */
+  function anyUserSetup(users: Record<string, { username: string; groups?: string[] }>) {
+    const calls: string[] = [];
+    const authenticator = new TokenReviewAuthenticator((token) => {
+      calls.push(token);
+      const user = users[token];
+      return Promise.resolve(user ? { authenticated: true, ...user } : { authenticated: false });
+    }, listed().serviceAccounts);
+    return { authenticator, calls };
+  }
+
+  it('gives a listed ServiceAccount its scopes and actors, with its user for RBAC', async () => {
+    const { authenticator } = anyUserSetup({
+      [jwt('p')]: { username: 'system:serviceaccount:agents:planner', groups: PLANNER_GROUPS },
+    });
+    const principal = await authenticator.authenticateAnyUser(jwt('p'));
+    expect(principal).toEqual({
+      name: 'serviceaccount:agents/planner',
+      scopes: new Set(['governance:propose']),
+      actors: new Set(['agent-1']),
+      kubernetes: { username: 'system:serviceaccount:agents:planner', groups: PLANNER_GROUPS },
+    });
+  });
+
+  it('accepts users the directory does not know, with no scope, whatever their token looks like', async () => {
+    const staticToken = 'a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6';
+    const { authenticator } = anyUserSetup({
+      [jwt('i')]: { username: 'system:serviceaccount:agents:intruder', groups: PLANNER_GROUPS },
+      [staticToken]: { username: 'alice', groups: ['reviewers'] },
+      'ya29.a0AfH6SMB+x/y~z==': { username: 'carol@example.com' },
+    });
+    expect(await authenticator.authenticateAnyUser(jwt('i'))).toEqual({
+      name: 'serviceaccount:agents/intruder',
+      scopes: new Set(),
+      kubernetes: { username: 'system:serviceaccount:agents:intruder', groups: PLANNER_GROUPS },
+    });
+    expect(await authenticator.authenticateAnyUser(staticToken)).toEqual({
+      name: 'kubernetes:alice',
+      scopes: new Set(),
+      kubernetes: { username: 'alice', groups: ['reviewers'] },
+    });
+    expect((await authenticator.authenticateAnyUser('ya29.a0AfH6SMB+x/y~z=='))?.kubernetes).toEqual({
+      username: 'carol@example.com',
+      groups: [],
+    });
+    // The same tokens are no credential where only listed or bound ServiceAccounts are.
+    expect(await authenticator.authenticate(jwt('i'))).toBeUndefined();
+    expect(await authenticator.authenticate(staticToken)).toBeUndefined();
+  });
+
+  it('refuses what the API server does not authenticate, and sends no token that cannot be one', async () => {
+    const { authenticator, calls } = anyUserSetup({});
+    expect(await authenticator.authenticateAnyUser(jwt('unknown'))).toBeUndefined();
+    for (const odd of ['two words', 'quote"d', 'a=b', 'x'.repeat(16_385), 'tab\t'])
+      expect(await authenticator.authenticateAnyUser(odd)).toBeUndefined();
+    expect(await authenticator.authenticateAnyUser('x'.repeat(16_384))).toBeUndefined();
+    expect(calls).toEqual([jwt('unknown'), 'x'.repeat(16_384)]);
+  });
+
+  it('shares the cache with authenticate: one review per token', async () => {
+    const { authenticator, calls } = anyUserSetup({
+      [jwt('p')]: { username: 'system:serviceaccount:agents:planner' },
+    });
+    expect((await authenticator.authenticate(jwt('p')))?.name).toBe('serviceaccount:agents/planner');
+    expect((await authenticator.authenticateAnyUser(jwt('p')))?.kubernetes?.groups).toEqual([]);
+    expect(calls).toHaveLength(1);
+  });
+});

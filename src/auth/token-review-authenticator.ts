@@ -1,12 +1,15 @@
-import { ArbiterError } from '../model/index.js';
-import { serviceAccountKey, sha256Hex } from './api-keys.js';
-import type { Principal } from './scopes.js';
+import { sha256Hex } from './api-keys.js';
+import { kubernetesPrincipal, serviceAccountOfUser } from './kubernetes-principal.js';
+import { ReviewCache, type ReviewCacheSettings } from './review-cache.js';
+import type { KubernetesUser, Principal } from './scopes.js';
 
 /** What the API server said about a token (authentication.k8s.io/v1 TokenReview status). */
 export interface TokenReviewResult {
   authenticated: boolean;
   /** e.g. `system:serviceaccount:<namespace>:<name>`. */
   username?: string;
+  /** The user's groups, e.g. `system:serviceaccounts`, `system:authenticated`. */
+  groups?: string[];
 }
 
 /**
@@ -15,18 +18,8 @@ export interface TokenReviewResult {
  */
 export type TokenReviewer = (token: string) => Promise<TokenReviewResult>;
 
-export interface TokenReviewSettings {
-  /** How long an accepted token is trusted without asking again. */
-  positiveTtlMs: number;
-  /** How long a refused token is refused without asking again. */
-  negativeTtlMs: number;
-  /** Most cached results; the oldest go first. */
-  maxEntries: number;
-  /** Most reviews under way at once; beyond it requests answer 503. */
-  maxInFlight: number;
-  /** A review slower than this answers 503. */
-  reviewTimeoutMs: number;
-}
+/** positiveTtlMs: an accepted token; negativeTtlMs: a refused one. */
+export type TokenReviewSettings = ReviewCacheSettings;
 
 export const DEFAULT_TOKEN_REVIEW_SETTINGS: TokenReviewSettings = {
   positiveTtlMs: 30_000,
@@ -36,21 +29,19 @@ export const DEFAULT_TOKEN_REVIEW_SETTINGS: TokenReviewSettings = {
   reviewTimeoutMs: 5_000,
 };
 
-const SERVICE_ACCOUNT_USER = /^system:serviceaccount:([^:]+):([^:]+)$/;
 /** ServiceAccount tokens are JWTs: three base64url segments. Anything else is not sent out. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/**
+ * Any bearer token (RFC 6750 b64token) of a sane length: users' tokens may be OIDC JWTs,
+ * static tokens or a cloud's own format.
+ */
+const BEARER_TOKEN_SHAPE = /^[A-Za-z0-9._~+/-]+=*$/;
+const MAX_TOKEN_LENGTH = 16_384;
 
-/** `namespace/name` of the ServiceAccount a review authenticated, if it did. */
-function accountOf(result: TokenReviewResult): string | undefined {
+/** The user a review authenticated, if it did. */
+function userOf(result: TokenReviewResult): KubernetesUser | undefined {
   if (!result.authenticated || result.username === undefined) return undefined;
-  const match = SERVICE_ACCOUNT_USER.exec(result.username);
-  return match ? serviceAccountKey(match[1]!, match[2]!) : undefined;
-}
-
-interface CachedResult {
-  /** `namespace/name` of the ServiceAccount the token authenticated as; undefined: not one. */
-  account: string | undefined;
-  expiresAtMs: number;
+  return { username: result.username, groups: result.groups ?? [] };
 }
 
 /**
@@ -59,104 +50,66 @@ interface CachedResult {
  * binding takes effect at once although reviews are cached.
  */
 export interface ServiceAccountPrincipals {
-  /** How many there are; with none, tokens are not even sent to review. */
+  /** How many there are; with none, `authenticate` does not even send tokens to review. */
   readonly size: number;
   get(account: string): Principal | undefined;
 }
 
 /**
- * ServiceAccount tokens as credentials (cluster mode): the API server's TokenReview says
- * whose token it is, the keys file's `serviceAccounts` which scopes that ServiceAccount
- * has. Results are cached per SHA-256 of the token (the token itself is never kept or
- * logged). Fails closed: when the review cannot be made, authenticate rejects with
- * UNAVAILABLE (503) instead of answering.
+ * Kubernetes tokens as credentials (cluster mode): the API server's TokenReview says whose
+ * token it is. `authenticate` accepts the ServiceAccounts of the directory with their
+ * scopes; `authenticateAnyUser` accepts every user the API server does, for RBAC to
+ * decide on. Results are cached per SHA-256 of the token (the token itself is never kept
+ * or logged). Fails closed: when the review cannot be made, both reject with UNAVAILABLE
+ * (503) instead of answering.
  */
 export class TokenReviewAuthenticator {
-  private readonly cache = new Map<string, CachedResult>();
-  private readonly inFlight = new Map<string, Promise<string | undefined>>();
-  private readonly settings: TokenReviewSettings;
+  private readonly reviews: ReviewCache<KubernetesUser | undefined>;
 
   constructor(
     private readonly review: TokenReviewer,
     /** Principals by `namespace/name` (e.g. ApiKeyRegistry.serviceAccounts). */
     private readonly serviceAccounts: ServiceAccountPrincipals,
     settings: Partial<TokenReviewSettings> = {},
-    private readonly nowMs: () => number = Date.now,
+    nowMs: () => number = Date.now,
   ) {
-    this.settings = { ...DEFAULT_TOKEN_REVIEW_SETTINGS, ...settings };
+    this.reviews = new ReviewCache<KubernetesUser | undefined>(
+      { ...DEFAULT_TOKEN_REVIEW_SETTINGS, ...settings },
+      {
+        failure: 'cannot verify the ServiceAccount token: TokenReview',
+        busy: 'too many ServiceAccount token reviews under way; retry',
+      },
+      (user) => user !== undefined,
+      nowMs,
+    );
   }
 
+  /** The principal of a listed or bound ServiceAccount's token; undefined for anything else. */
   async authenticate(token: string): Promise<Principal | undefined> {
     if (this.serviceAccounts.size === 0 || !JWT_SHAPE.test(token)) return undefined;
-    const digest = sha256Hex(token);
-    const cached = this.cache.get(digest);
-    if (cached && cached.expiresAtMs > this.nowMs()) return this.principalOf(cached.account);
-    this.cache.delete(digest); // expired (if there was one): gone even when the new review fails
-    // Concurrent requests with one token share one review.
-    let pending = this.inFlight.get(digest);
-    if (!pending) {
-      if (this.inFlight.size >= this.settings.maxInFlight)
-        throw new ArbiterError('UNAVAILABLE', 'too many ServiceAccount token reviews under way; retry');
-      pending = this.reviewAndCache(token, digest).finally(() => this.inFlight.delete(digest));
-      this.inFlight.set(digest, pending);
-    }
-    return this.principalOf(await pending);
+    const user = await this.userOf(token);
+    const account = user && serviceAccountOfUser(user.username);
+    return account === undefined ? undefined : this.serviceAccounts.get(account);
+  }
+
+  /**
+   * The principal of any token the API server authenticates, with the user attached for
+   * RBAC: a listed or bound ServiceAccount keeps its scopes and actors, anyone else has none.
+   */
+  async authenticateAnyUser(token: string): Promise<Principal | undefined> {
+    if (token.length > MAX_TOKEN_LENGTH || !BEARER_TOKEN_SHAPE.test(token)) return undefined;
+    const user = await this.userOf(token);
+    if (!user) return undefined;
+    const account = serviceAccountOfUser(user.username);
+    return kubernetesPrincipal(user, account === undefined ? undefined : this.serviceAccounts.get(account));
   }
 
   /** How many results are cached (for tests and bounds). */
   get cachedCount(): number {
-    return this.cache.size;
+    return this.reviews.size;
   }
 
-  private async reviewAndCache(token: string, digest: string): Promise<string | undefined> {
-    const account = accountOf(await this.reviewWithTimeout(token));
-    const ttlMs = account ? this.settings.positiveTtlMs : this.settings.negativeTtlMs;
-    this.remember(digest, { account, expiresAtMs: this.nowMs() + ttlMs });
-    return account;
-  }
-
-  private async reviewWithTimeout(token: string): Promise<TokenReviewResult> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ArbiterError(
-              'UNAVAILABLE',
-              `cannot verify the ServiceAccount token: TokenReview took more than ${this.settings.reviewTimeoutMs} ms`,
-            ),
-          ),
-        this.settings.reviewTimeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([this.review(token), timeout]);
-    } catch (err) {
-      if (err instanceof ArbiterError && err.code === 'UNAVAILABLE') throw err;
-      throw new ArbiterError(
-        'UNAVAILABLE',
-        'cannot verify the ServiceAccount token: TokenReview failed',
-        undefined,
-        {
-          cause: err,
-        },
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private principalOf(account: string | undefined): Principal | undefined {
-    return account === undefined ? undefined : this.serviceAccounts.get(account);
-  }
-
-  private remember(digest: string, result: CachedResult): void {
-    this.cache.delete(digest);
-    while (this.cache.size >= this.settings.maxEntries) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done) break;
-      this.cache.delete(oldest.value);
-    }
-    this.cache.set(digest, result);
+  private userOf(token: string): Promise<KubernetesUser | undefined> {
+    return this.reviews.get(sha256Hex(token), async () => userOf(await this.review(token)));
   }
 }

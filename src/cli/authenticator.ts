@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../api/authenticate.js';
 import {
   ApiKeyRegistry,
+  kubeSubjectAccessReviewer,
   kubeTokenReviewer,
   SERVICE_ACCOUNT_PREFIX,
+  SubjectAccessAuthorizer,
   TokenReviewAuthenticator,
   type Principal,
   type ServiceAccountPrincipals,
@@ -17,7 +19,9 @@ import type { ServeOptions } from './serve-options.js';
  * Who may call: the API keys file; in cluster mode also ServiceAccounts, whose tokens the
  * API server verifies (TokenReview): those the keys file lists, with its scopes, and those
  * an ActorGrant binds to an actor (spec.actor.subjects), which may propose for that actor
- * only. A known API key never reaches the API server.
+ * only. On the routes RBAC can grant (reads, review, the audit log: auth/rbac-access.ts)
+ * any Kubernetes user is a caller too, and the API server's SubjectAccessReview decides
+ * what its scopes lack. A known API key never reaches the API server.
  */
 export async function openAuthenticator(
   options: ServeOptions,
@@ -30,16 +34,26 @@ export async function openAuthenticator(
       logger.warn('serviceAccounts in the API keys file apply only with --kubernetes/--kubeconfig; ignored');
     return keys;
   }
+  const kubeConfig = loadKubeConfig(options.kubernetes);
   const tokens = new TokenReviewAuthenticator(
-    kubeTokenReviewer(loadKubeConfig(options.kubernetes)),
+    kubeTokenReviewer(kubeConfig),
     serviceAccountPrincipals(keys, index),
   );
+  const access = new SubjectAccessAuthorizer(kubeSubjectAccessReviewer(kubeConfig));
   logger.info(
     { service_accounts: [...keys.serviceAccounts.keys()] },
     'ServiceAccount tokens accepted (verified by TokenReview): those listed, and those bound to actors',
   );
+  logger.info(
+    'Kubernetes users may read decisions, review them and read the audit log as RBAC allows (SubjectAccessReview)',
+  );
   return {
     authenticate: (credential) => keys.authenticate(credential) ?? tokens.authenticate(credential),
+    rbac: {
+      authenticate: async (credential) =>
+        keys.authenticate(credential) ?? tokens.authenticateAnyUser(credential),
+      allows: (user, attributes) => access.allows(user, attributes),
+    },
   };
 }
 

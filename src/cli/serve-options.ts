@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../model/index.js';
 import { admissionOptions, type AdmissionFlags } from './admission-options.js';
+import { notifyOptions, NOTIFY_HELP, type NotifyOptions } from './notify-options.js';
 import { urlOf } from './url-arg.js';
 import type { AdmissionOptions } from '../admission/admission-settings.js';
 
@@ -33,6 +34,7 @@ export interface ServeOptions {
   redis: { url: string; appendTimeoutMs: number; waitReplicas: number } | undefined;
   /** Configuration from the cluster's custom resources instead of --manifests. */
   kubernetes: KubernetesOptions | undefined;
+  notify: NotifyOptions | undefined;
 }
 
 export interface KubernetesOptions {
@@ -118,6 +120,8 @@ Admission webhooks (cluster mode; served when --admission-service or --admission
   --admission-owner-clusterrole NAME
                            this ClusterRole owns the webhook configurations, so
                            Kubernetes deletes them with it (the chart's, on helm uninstall)
+
+${NOTIFY_HELP}
   -h, --help               this help
 
 Environment: ARBITER_LOG_LEVEL sets the default of --log-level; POD_NAMESPACE and
@@ -218,6 +222,10 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'admission-ca-validity': { type: 'string' },
       'admission-cert-validity': { type: 'string' },
       'admission-owner-clusterrole': { type: 'string' },
+      'notify-url': { type: 'string', multiple: true },
+      'notify-format': { type: 'string' },
+      'notify-secret-file': { type: 'string' },
+      'notify-retry': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -260,6 +268,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
     redis: values.redis ? redisOptions(values.redis, values) : undefined,
     kubernetes: inCluster ? kubernetesOptions(values, env) : refuseAdmissionWithoutCluster(values),
+    notify: notifyOptions(values),
   };
 }
 

@@ -10,16 +10,23 @@ import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
+import { ExpirySweeper } from '../governance/expiry-sweeper.js';
 import { KubernetesRequestDecisions } from '../governance/kubernetes-request-decisions.js';
+import { PendingReviews } from '../governance/pending-reviews.js';
 import { openAdmission } from './admission.js';
 import { loadKubeConfig } from './kube-config.js';
 import { IndexStore } from '../index/index.js';
 import { openAuditBackend } from './audit-backend.js';
 import { openAuthenticator } from './authenticator.js';
 import { openConfigBackend } from './config-backend.js';
+import { openNotifier } from './notifier.js';
+import type { Notifier } from '../notify/notifier.js';
 import { instrumentAuditLog, Metrics } from '../metrics/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
+
+/** How often the leader looks for pending decisions past their deadline. */
+const EXPIRY_SWEEP_MS = 1000;
 
 export interface RunningServer {
   server: Server;
@@ -99,18 +106,23 @@ async function startOnServer(
     }),
     metrics,
   );
+  // Told of a broken chain once it exists (the first verification runs before it does).
+  let notifier: Notifier | undefined;
   startup.setState('verifying the audit chain');
   const verifyChain = async () => {
     const report = await audit.verify();
     if (report.ok)
       logger.info({ entries: report.entries_checked, head: report.head }, 'audit chain verified');
-    else
+    else {
       logger.error(
         { break: report.break },
         'audit chain is BROKEN: the log was altered; see GET /api/v1/audit/verify',
       );
+      if (report.break) notifier?.chainBroken(report.break);
+    }
+    return report.break;
   };
-  await verifyChain();
+  const startupBreak = await verifyChain();
   const verifier = setInterval(() => {
     verifyChain().catch((err: unknown) => logger.error({ err }, 'audit chain verification failed'));
   }, options.verifyIntervalSeconds * 1000);
@@ -150,6 +162,34 @@ async function startOnServer(
     onShadowDecision: (shadow) =>
       metrics.policyShadow.inc({ policy: shadow.policy, would_be: shadow.outcome }),
   });
+  // Every replica knows what waits (for listing); the leader expires what is overdue.
+  const pending = new PendingReviews();
+  const stopFeedingPending = audit.subscribe((entry) => pending.observe(entry));
+  startup.setState('reading the decisions waiting for review');
+  await pending.seed(audit, clock(), options.pendingTtlSeconds);
+  metrics.observePending(() => pending.size);
+  const expiries = new ExpirySweeper({
+    pending,
+    recordExpiry: (id) => decisions.recordExpiry(id),
+    clock,
+    isLeader: () => config.isLeader(),
+    logger,
+    intervalMs: EXPIRY_SWEEP_MS,
+    onExpired: () => metrics.decisionsExpired.inc(),
+  });
+  expiries.start();
+  if (options.notify) {
+    notifier = await openNotifier(options, options.notify, {
+      audit,
+      isLeader: () => config.isLeader(),
+      onLeadership: (listener) => config.onLeadership(listener),
+      clock,
+      logger,
+      onResult: (type, result) => metrics.notifications.inc({ type, result }),
+    });
+    notifier.start();
+    if (startupBreak) notifier.chainBroken(startupBreak);
+  }
   const admission = options.kubernetes?.admission
     ? openAdmission({
         options: options.kubernetes.admission,
@@ -185,6 +225,7 @@ async function startOnServer(
     index,
     audit,
     decisions,
+    pending,
     config: config.writer,
     authenticator,
     keyLimiter: new KeyRateLimiter(options.keyRateLimit.requestsPerSecond, options.keyRateLimit.burst),
@@ -222,6 +263,9 @@ async function startOnServer(
       clearTimeout(forced);
       // Admission answers to the end: the API server keeps calling until this replica is gone.
       await admission?.close();
+      await expiries.stop();
+      await notifier?.stop();
+      stopFeedingPending();
       await config.close();
       await audit.close();
       await redisLimiter?.close();

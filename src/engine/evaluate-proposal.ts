@@ -126,6 +126,9 @@ function decideByPolicies(
             outcome: winner.outcome,
             policy: winner.policy,
             priority: winner.priority,
+            ...(winner.review_ttl_seconds === undefined
+              ? {}
+              : { review_ttl_seconds: winner.review_ttl_seconds }),
             rule_index: winner.rule_index,
           }
         : null,

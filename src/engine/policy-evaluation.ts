@@ -31,6 +31,7 @@ export function evaluatePolicies(
       outcome: rule.outcome,
       policy: rule.policy,
       priority: rule.priority,
+      ...(rule.reviewTtlSeconds === undefined ? {} : { review_ttl_seconds: rule.reviewTtlSeconds }),
       rule_index: rule.ruleIndex,
     });
     if (!rule.condition) return verdict(true);

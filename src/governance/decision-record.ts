@@ -43,7 +43,11 @@ export type ReviewAction = 'approve' | 'deny' | 'expire' | 'confirmation_used';
 /** data of a governance.review audit entry. */
 export interface ReviewData {
   action: ReviewAction;
+  /** The principal: an API key's name, `serviceaccount:<ns>/<name>`, `kubernetes:<user>`, or `arbiter`. */
   reviewer: string;
+  /** For a Kubernetes user: the username and groups the API server authenticated (TokenReview). */
+  reviewer_username?: string;
+  reviewer_groups?: string[];
   comment?: string;
   /** sha256 of the one-time confirmation token issued by approving a REQUIRE_CONFIRMATION. */
   token_sha256?: string;

@@ -57,7 +57,7 @@ export class DecisionRecorder {
         timestamp,
       },
       evaluation: decided.evaluation,
-      ...(needsReview(decided) ? { expires_at: this.expiryFrom(now).toISOString() } : {}),
+      ...(needsReview(decided) ? { expires_at: this.expiryFrom(now, decided).toISOString() } : {}),
       ...(extras.kubernetes ? { kubernetes: extras.kubernetes } : {}),
       principal,
       request: withCanonicalOrder(proposal),
@@ -89,9 +89,15 @@ export class DecisionRecorder {
     };
   }
 
-  /** When a decision made at `now` stops being pending. */
-  expiryFrom(now: Date): Date {
-    return new Date(now.getTime() + this.deps.pendingTtlSeconds * 1000);
+  /**
+   * When a decision made at `now` stops being pending: after the deciding rule's
+   * reviewTtlSeconds when that rule gave the outcome (not when the risk score escalated
+   * past it), else after the server's default.
+   */
+  expiryFrom(now: Date, decided: EngineDecision): Date {
+    const rule = decided.evaluation.rule_matched;
+    const ruleTtl = rule?.outcome === decided.outcome ? rule.review_ttl_seconds : undefined;
+    return new Date(now.getTime() + (ruleTtl ?? this.deps.pendingTtlSeconds) * 1000);
   }
 
   appendReview(record: DecisionRecord, data: ReviewData & { action: ReviewAction }): Promise<AuditEntry> {

@@ -1,11 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FileAuditLog } from '../audit/file/file-audit-log.js';
-import { openLog, tempDir } from '../audit/file/test-fixtures.js';
-import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { capability, grant, policy, proposal } from '../engine/test-fixtures.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
 import type { Outcome, ShadowDecision } from '../model/index.js';
-import { DecisionService } from './decision-service.js';
+import type { DecisionService } from './decision-service.js';
+import { serviceOnTempLog } from './test-decision-service.js';
 
 /** files.write granted to agent-1; a policy gives the outcome asked for. */
 const worldDeciding = (outcome: Outcome): IndexSnapshot =>
@@ -17,8 +15,7 @@ const worldDeciding = (outcome: Outcome): IndexSnapshot =>
 
 let now: Date;
 let snapshot: IndexSnapshot;
-let log: FileAuditLog;
-let cleanup: () => Promise<void>;
+let close: () => Promise<void>;
 let service: DecisionService;
 const write = (context?: Parameters<typeof proposal>[3]) =>
   proposal('files.write', { path: '/a' }, {}, context);
@@ -26,38 +23,33 @@ const write = (context?: Parameters<typeof proposal>[3]) =>
 beforeEach(async () => {
   now = new Date('2026-11-23T12:00:00Z');
   snapshot = worldDeciding('ESCALATE');
-  const temp = await tempDir();
-  cleanup = temp.cleanup;
-  log = await openLog(temp.dir);
-  service = new DecisionService({
-    index: { current: () => snapshot },
-    audit: log,
-    limiter: new MemoryRateLimiter(),
-    settings: resolveEngineSettings(),
-    clock: () => now,
-    pendingTtlSeconds: 600,
-  });
+  ({ service, close } = await serviceOnTempLog(
+    () => snapshot,
+    () => now,
+  ));
 });
-afterEach(async () => {
-  await log.close();
-  await cleanup();
-});
+afterEach(() => close());
 
 describe('DecisionService: pending decisions', () => {
-  it('an ESCALATE decision is pending until its TTL, then expired; reviewing it then records the expiry and refuses', async () => {
+  it('an ESCALATE decision is pending until its TTL, then expired: reviews are refused, recordExpiry writes it once', async () => {
     const decision = await service.propose(write(), 'key');
     expect((await service.get(decision.decision_id)).status).toBe('pending');
     now = new Date('2026-11-23T12:09:59.999Z');
     expect((await service.get(decision.decision_id)).status).toBe('pending');
+    expect(await service.recordExpiry(decision.decision_id)).toBeUndefined();
     now = new Date('2026-11-23T12:10:00Z');
     expect((await service.get(decision.decision_id)).status).toBe('expired');
     await expect(service.review(decision.decision_id, 'approve', 'reviewer')).rejects.toMatchObject({
       code: 'CONFLICT',
       message: expect.stringContaining('already expired'),
     });
+    // A refused review writes nothing: the expiry has one writer (the leader's sweeper).
+    expect((await service.get(decision.decision_id)).reviews).toEqual([]);
+    const expiry = await service.recordExpiry(decision.decision_id);
+    expect(expiry?.event_type).toBe('governance.review');
+    expect(await service.recordExpiry(decision.decision_id)).toBeUndefined();
     const record = await service.get(decision.decision_id);
     expect(record.reviews.map((r) => [r.data.action, r.data.reviewer])).toEqual([['expire', 'arbiter']]);
-    // Once recorded, the expiry is not recorded twice.
     await expect(service.review(decision.decision_id, 'deny', 'reviewer')).rejects.toMatchObject({
       code: 'CONFLICT',
     });
@@ -74,9 +66,7 @@ describe('DecisionService: pending decisions', () => {
   it('a recorded expiry is final, even read by a replica whose clock is behind', async () => {
     const decision = await service.propose(write(), 'key');
     now = new Date('2026-11-23T12:10:00Z');
-    await expect(service.review(decision.decision_id, 'approve', 'reviewer')).rejects.toMatchObject({
-      code: 'CONFLICT',
-    });
+    await service.recordExpiry(decision.decision_id);
     expect((await service.get(decision.decision_id)).status).toBe('expired');
     now = new Date('2026-11-23T12:05:00Z');
     expect((await service.get(decision.decision_id)).status).toBe('expired');
@@ -115,6 +105,40 @@ describe('DecisionService: pending decisions', () => {
   });
 });
 
+describe("DecisionService: a rule's reviewTtlSeconds", () => {
+  const deciding = (outcome: Outcome, reviewTtlSeconds: number, riskLevel: 'low' | 'critical' = 'low') =>
+    buildIndex([
+      capability('files.write', { riskLevel }),
+      grant('agent-1-files', 'agent-1', [{ capability: 'files.write' }]),
+      policy('gate', [{ capability: 'files.write', outcome, reviewTtlSeconds }]),
+    ]);
+
+  it('sets how long a decision it escalates waits, instead of the default', async () => {
+    snapshot = deciding('ESCALATE', 900);
+    const decision = await service.propose(write(), 'key');
+    const record = await service.get(decision.decision_id);
+    expect(record.data.expires_at).toBe('2026-11-23T12:15:00.000Z');
+    expect(record.data.evaluation.rule_matched).toMatchObject({ review_ttl_seconds: 900 });
+    now = new Date('2026-11-23T12:14:59.999Z');
+    expect((await service.get(decision.decision_id)).status).toBe('pending');
+    now = new Date('2026-11-23T12:15:00Z');
+    expect((await service.get(decision.decision_id)).status).toBe('expired');
+  });
+
+  it('applies to REQUIRE_CONFIRMATION too, and may be longer than the default', async () => {
+    snapshot = deciding('REQUIRE_CONFIRMATION', 86_400);
+    const decision = await service.propose(write(), 'key');
+    expect((await service.get(decision.decision_id)).data.expires_at).toBe('2026-11-24T12:00:00.000Z');
+  });
+
+  it('does not apply when the risk score escalated past the rule (the rule allowed)', async () => {
+    snapshot = deciding('ALLOW', 900, 'critical');
+    const decision = await service.propose(write(), 'key');
+    expect(decision.outcome).toBe('ESCALATE');
+    expect((await service.get(decision.decision_id)).data.expires_at).toBe('2026-11-23T12:10:00.000Z');
+  });
+});
+
 describe('DecisionService: decisions that need no review', () => {
   it('an ALLOW is not pending, never expires, cannot be reviewed, and may be reported as executed', async () => {
     snapshot = worldDeciding('ALLOW');
@@ -148,16 +172,12 @@ describe('DecisionService: decisions that need no review', () => {
       { ...trial, spec: { ...trial.spec, enforcementAction: 'warn' } },
     ]);
     const shadows: ShadowDecision[] = [];
-    const observed = new DecisionService({
-      index: { current: () => snapshot },
-      audit: log,
-      limiter: new MemoryRateLimiter(),
-      settings: resolveEngineSettings(),
-      clock: () => now,
-      pendingTtlSeconds: 600,
-      onShadowDecision: (shadow) => shadows.push(shadow),
-    });
-    const decision = await observed.propose(write(), 'key');
+    const observed = await serviceOnTempLog(
+      () => snapshot,
+      () => now,
+      { onShadowDecision: (shadow) => shadows.push(shadow) },
+    );
+    const decision = await observed.service.propose(write(), 'key').finally(() => observed.close());
     expect(decision.outcome).toBe('ALLOW');
     expect(decision.warnings).toEqual([
       'policy trial (enforcementAction warn), rule 0, would have decided DENY',

@@ -1,5 +1,5 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { canonicalJson } from '../audit/chain.js';
 import {
   completeDecision,
@@ -15,7 +15,7 @@ import {
   type Proposal,
   type ShadowDecision,
 } from '../model/index.js';
-import { foldDecision, type DecisionRecord, type ExecutionData } from './decision-record.js';
+import { foldDecision, type DecisionRecord, type ExecutionData, type ReviewData } from './decision-record.js';
 import { DecisionRecorder, linkedTo } from './decision-recorder.js';
 
 export interface DecisionServiceDeps {
@@ -37,7 +37,18 @@ export interface ReviewResult {
   confirmation_token?: string;
 }
 
+/** Who reviews: a principal, with the Kubernetes identity behind it if there is one. */
+export interface Reviewer {
+  name: string;
+  /** Every name the reviewer's own decisions record as proposer; default [name]. */
+  proposesAs?: readonly string[];
+  /** As the API server authenticated it; recorded with the review. */
+  kubernetes?: { username: string; groups: readonly string[] };
+}
+
 const TOKEN_PREFIX = 'ct_';
+/** Who records an expiry: Arbiter itself. */
+const EXPIRY_REVIEWER = 'arbiter';
 
 /**
  * The use cases of governance: propose, review, report execution. It composes the pure
@@ -90,21 +101,20 @@ export class DecisionService {
   async review(
     decisionId: string,
     action: 'approve' | 'deny',
-    reviewer: string,
+    reviewer: Reviewer | string,
     comment?: string,
   ): Promise<ReviewResult> {
+    const who = typeof reviewer === 'string' ? { name: reviewer } : reviewer;
     const record = await this.get(decisionId);
+    refuseOwnApproval(action, who, record);
     if (record.status === 'not_required') {
       throw new ArbiterError(
         'CONFLICT',
         `decision ${decisionId} is ${record.decision.outcome}; only ESCALATE and REQUIRE_CONFIRMATION are reviewed`,
       );
     }
-    // Stryker disable next-line ConditionalExpression: an expired record's reviews are none or its expiry first
-    const expiryRecorded = record.reviews.some((r) => r.data.action === 'expire');
-    if (record.status === 'expired' && !expiryRecorded) {
-      await this.recorder.appendReview(record, { action: 'expire', reviewer: 'arbiter' });
-    }
+    // An overdue decision is refused here but its expiry is written by the leader's sweeper
+    // (recordExpiry), so that it is written once across replicas.
     if (record.status !== 'pending')
       throw new ArbiterError('CONFLICT', `decision ${decisionId} is already ${record.status}`);
     // An admission decision is used by retrying the same Kubernetes request, not by a token.
@@ -117,11 +127,22 @@ export class DecisionService {
       : undefined;
     await this.recorder.appendReview(record, {
       action,
-      reviewer,
+      ...reviewerData(who),
       ...(comment ? { comment } : {}),
       ...(token ? { token_sha256: sha256(token) } : {}),
     });
     return { record: await this.get(decisionId), ...(token ? { confirmation_token: token } : {}) };
+  }
+
+  /**
+   * Records that a pending decision expired, once its deadline has passed and unless a
+   * verdict or the expiry is recorded already. Resolves with the entry when it wrote one.
+   */
+  async recordExpiry(decisionId: string): Promise<AuditEntry | undefined> {
+    const record = await this.get(decisionId);
+    if (record.status !== 'expired' || record.reviews.some((r) => r.data.action === 'expire'))
+      return undefined;
+    return this.recorder.appendReview(record, { action: 'expire', reviewer: EXPIRY_REVIEWER });
   }
 
   async reportExecution(
@@ -178,6 +199,25 @@ export class DecisionService {
     const reason = `confirmed by ${approval.data.reviewer} (decision ${decisionId}); ${decided.reason}`;
     return { of: decisionId, decided: { ...decided, outcome: 'ALLOW' as const, reason } };
   }
+}
+
+/** Four eyes: nobody approves what they proposed (withdrawing it by a deny is fine). */
+function refuseOwnApproval(action: 'approve' | 'deny', who: Reviewer, record: DecisionRecord): void {
+  if (action !== 'approve' || !(who.proposesAs ?? [who.name]).includes(record.data.principal)) return;
+  throw new ArbiterError(
+    'FORBIDDEN',
+    `"${who.name}" proposed decision ${record.decision.decision_id} and may not approve it; another reviewer must`,
+  );
+}
+
+/** Who reviewed, as the review's audit entry records it. */
+function reviewerData(who: Reviewer): Pick<ReviewData, 'reviewer' | 'reviewer_groups' | 'reviewer_username'> {
+  if (!who.kubernetes) return { reviewer: who.name };
+  return {
+    reviewer: who.name,
+    reviewer_groups: [...who.kubernetes.groups],
+    reviewer_username: who.kubernetes.username,
+  };
 }
 
 function sha256(text: string): string {

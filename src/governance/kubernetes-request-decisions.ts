@@ -95,7 +95,7 @@ export class KubernetesRequestDecisions {
   ): Promise<KubernetesVerdict> {
     const pending = PENDING.has(decided.outcome);
     if (input.dryRun) {
-      const expiresAt = pending ? this.deps.recorder.expiryFrom(now).toISOString() : undefined;
+      const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
       return verdict(decided, undefined, expiresAt, approvalOf);
     }
     const decision = await this.deps.recorder.record(
@@ -105,7 +105,7 @@ export class KubernetesRequestDecisions {
       now,
       { kubernetes: input.request, ...(approvalOf ? { confirmationOf: approvalOf } : {}) },
     );
-    const expiresAt = pending ? this.deps.recorder.expiryFrom(now).toISOString() : undefined;
+    const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
     return verdict(decided, decision.decision_id, expiresAt, approvalOf);
   }
 

@@ -79,6 +79,7 @@ function compilePolicy(object: PolicyObject): PolicyCompileResult {
       capability: rule.capability,
       priority: rule.priority ?? 0,
       outcome: rule.outcome,
+      reviewTtlSeconds: rule.reviewTtlSeconds,
       condition,
       enforcement: object.spec.enforcementAction ?? 'enforce',
     });

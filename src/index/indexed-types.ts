@@ -30,6 +30,8 @@ export interface CompiledRule {
   readonly capability: string;
   readonly priority: number;
   readonly outcome: Outcome;
+  /** How long a decision this rule escalates waits for review; undefined: the default. */
+  readonly reviewTtlSeconds: number | undefined;
   readonly condition: CompiledCondition | null;
   /** The policy's enforcementAction: only enforce rules decide. */
   readonly enforcement: EnforcementAction;

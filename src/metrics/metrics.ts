@@ -50,6 +50,27 @@ export class Metrics {
     labelNames: ['witness', 'reason'] as const,
     registers: [this.registry],
   });
+  readonly decisionsExpired = new Counter({
+    name: 'arbiter_decisions_expired_total',
+    help: 'Pending decisions whose deadline passed before anyone reviewed them (expiries written)',
+    registers: [this.registry],
+  });
+  /** How many decisions wait for a reviewer, read at scrape time. */
+  private pendingCount: (() => number) | undefined;
+  readonly pendingDecisions = new Gauge({
+    name: 'arbiter_pending_decisions',
+    help: 'ESCALATE and REQUIRE_CONFIRMATION decisions waiting for a reviewer',
+    registers: [this.registry],
+    collect: () => {
+      if (this.pendingCount) this.pendingDecisions.set(this.pendingCount());
+    },
+  });
+  readonly notifications = new Counter({
+    name: 'arbiter_notifications_total',
+    help: 'Notification deliveries by event type and result (delivered, retried, dropped after the retry window)',
+    labelNames: ['type', 'result'] as const,
+    registers: [this.registry],
+  });
   readonly chainVerified = new Gauge({
     name: 'arbiter_audit_chain_verified',
     help: '1 when the last verification of the whole audit chain succeeded, 0 when it found a break',
@@ -144,5 +165,10 @@ export class Metrics {
 
   observeController(controller: ControllerObservations): void {
     this.controller = controller;
+  }
+
+  /** Where arbiter_pending_decisions reads its value at scrape time. */
+  observePending(count: () => number): void {
+    this.pendingCount = count;
   }
 }

@@ -34,6 +34,8 @@ export interface PolicyRuleSpec {
   condition?: string;
   outcome: Outcome;
   priority?: number;
+  /** How long a decision this rule escalates waits for review (else the server's default). */
+  reviewTtlSeconds?: number;
 }
 
 export interface PolicySpec {

@@ -17,6 +17,8 @@ export interface RuleEvaluation {
   priority: number;
   outcome: Outcome;
   matched: boolean;
+  /** The rule's reviewTtlSeconds, when it sets one. */
+  review_ttl_seconds?: number;
   /** Set when the condition failed to evaluate; see semantics.md step 5. */
   error?: string;
   /** Set for rules of policies in warn or audit mode: they never decide. */
@@ -38,7 +40,14 @@ export interface Evaluation {
   risk_threshold: number;
   policies_evaluated: string[];
   policy_matched: string | null;
-  rule_matched: { policy: string; rule_index: number; priority: number; outcome: Outcome } | null;
+  rule_matched: {
+    policy: string;
+    rule_index: number;
+    priority: number;
+    outcome: Outcome;
+    /** How long a decision this rule escalates waits for review, when the rule says. */
+    review_ttl_seconds?: number;
+  } | null;
   rules: RuleEvaluation[];
   risk_override: boolean;
   /** Set when a warn- or audit-mode policy would have changed the outcome. */

@@ -38,6 +38,9 @@ export const capabilitySpecSchema = {
   },
 } as const;
 
+/** The longest a decision may wait for review: a week. */
+export const MAX_REVIEW_TTL_SECONDS = 604_800;
+
 export const policyRuleSchema = {
   type: 'object',
   required: ['capability', 'outcome'],
@@ -47,6 +50,13 @@ export const policyRuleSchema = {
     condition: { type: 'string', maxLength: 4096, description: 'CEL expression; absent means always.' },
     outcome: { type: 'string', enum: [...OUTCOMES] },
     priority: { type: 'integer', minimum: -1000000, maximum: 1000000, default: 0 },
+    reviewTtlSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_REVIEW_TTL_SECONDS,
+      description:
+        "How long a decision this rule escalates (ESCALATE, REQUIRE_CONFIRMATION) waits for a reviewer; default: the server's --pending-ttl.",
+    },
   },
 } as const;
 

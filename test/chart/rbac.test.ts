@@ -8,9 +8,16 @@ import {
   DEFAULT_CERT_SECRET_NAME,
   GOVERNANCE_WEBHOOK_CONFIGURATION,
 } from '../../src/admission/admission-settings.js';
+import { ARBITER_API_GROUP, rbacAttributes, RBAC_SCOPES, type Scope } from '../../src/auth/index.js';
 import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
 import type { ControlPlane, KubeResponse } from '../env/kube-apiserver.js';
-import { CHART_DIR, REPO, renderChart, type KubeObject } from './support/render-chart.js';
+import {
+  CHART_DIR,
+  controllerClusterRole,
+  REPO,
+  renderChart,
+  type KubeObject,
+} from './support/render-chart.js';
 
 /** The least-privilege RBAC the operator tests run the controller with (test/operator). */
 const DEPLOY_RBAC = join(REPO, 'deploy/rbac/controller-rbac.yaml');
@@ -55,7 +62,7 @@ describe('the chart RBAC', () => {
     );
     for (const namespace of ['arbiter-system', 'governance']) {
       const chart = await renderChart({ name: 'gov', namespace });
-      const clusterRole = chart.one('ClusterRole');
+      const clusterRole = controllerClusterRole(chart);
       const role = chart.one('Role');
       expect(clusterRole.rules).toEqual(
         ownedBy(only(deploy, 'ClusterRole').rules, clusterRole.metadata.name),
@@ -86,6 +93,42 @@ describe('the chart RBAC', () => {
     }
   });
 
+  it('renders the reviewer and auditor ClusterRoles, named after the release, bound to nobody', async () => {
+    const arbiter = await renderChart({ name: 'arbiter' });
+    expect(arbiter.all('ClusterRole').map((role) => role.metadata.name)).toEqual([
+      'arbiter',
+      'arbiter-reviewer',
+      'arbiter-auditor',
+    ]);
+    const gov = await renderChart({ name: 'gov' });
+    const reviewer = gov.one('ClusterRole', 'gov-arbiter-reviewer');
+    const auditor = gov.one('ClusterRole', 'gov-arbiter-auditor');
+    expect(reviewer.metadata.labels).toEqual(controllerClusterRole(gov).metadata.labels);
+    expect(auditor.metadata.labels).toEqual(controllerClusterRole(gov).metadata.labels);
+    for (const binding of [...gov.all('ClusterRoleBinding'), ...gov.all('RoleBinding')])
+      expect(binding.roleRef.name).toBe(controllerClusterRole(gov).metadata.name);
+  });
+
+  it('grants reviewers every verb Arbiter asks RBAC for, auditors only the reads', async () => {
+    const chart = await renderChart();
+    const reviewer: Rule[] = chart.one('ClusterRole', 'arbiter-reviewer').rules;
+    const auditor: Rule[] = chart.one('ClusterRole', 'arbiter-auditor').rules;
+    const asked = Object.entries(RBAC_SCOPES).flatMap(([scope, rule]) =>
+      rule.verbs.map((verb) => ({ scope, ...rbacAttributes(scope as Scope, verb)! })),
+    );
+    expect(asked.length).toBeGreaterThan(0);
+    for (const request of asked) {
+      expect(allows(reviewer, request), JSON.stringify(request)).toBe(true);
+      expect(allows(auditor, request), JSON.stringify(request)).toBe(request.scope !== 'governance:review');
+    }
+    // Nothing beyond that: every rule is about the virtual resources, with no wildcard.
+    for (const rule of [...reviewer, ...auditor]) {
+      expect(rule.apiGroups).toEqual([ARBITER_API_GROUP]);
+      expect(rule.resources.every((resource) => ['decisions', 'auditlog'].includes(resource))).toBe(true);
+      expect(rule.verbs).not.toContain('*');
+    }
+  });
+
   it('is left out with rbac.create=false', async () => {
     const chart = await renderChart({ values: { rbac: { create: false } } });
     for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'])
@@ -113,8 +156,8 @@ describe('the chart RBAC', () => {
 
     const isOwnerRule = (rule: Rule) => rule.resources.includes('clusterroles');
     const renamed = await renderChart({ values: { admission: { certSecretName: 'webhook-serving' } } });
-    const release = renamed.one('ClusterRole').metadata.name;
-    expect(renamed.one('ClusterRole').rules).toEqual(ownedBy(clusterRules, release));
+    const release = controllerClusterRole(renamed).metadata.name;
+    expect(controllerClusterRole(renamed).rules).toEqual(ownedBy(clusterRules, release));
     expect(renamed.one('Role').rules).toEqual(
       roleRules.map((rule) =>
         rule.resourceNames?.includes(DEFAULT_CERT_SECRET_NAME)
@@ -124,11 +167,11 @@ describe('the chart RBAC', () => {
     );
 
     const certManager = await renderChart({ values: { admission: { certManager: { enabled: true } } } });
-    expect(certManager.one('ClusterRole').rules).toEqual(ownedBy(clusterRules, release));
+    expect(controllerClusterRole(certManager).rules).toEqual(ownedBy(clusterRules, release));
     expect(certManager.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
 
     const off = await renderChart({ values: { admission: { enabled: false } } });
-    expect(off.one('ClusterRole').rules).toEqual(
+    expect(controllerClusterRole(off).rules).toEqual(
       clusterRules.filter((rule) => !isWebhookRule(rule) && !isOwnerRule(rule)),
     );
     expect(off.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
@@ -147,6 +190,19 @@ interface Rule {
   resources: string[];
   resourceNames?: string[];
   verbs: string[];
+}
+
+/** Whether RBAC rules allow a request, as the API server's RBAC authorizer matches them. */
+function allows(rules: Rule[], request: { group: string; resource: string; verb: string; name?: string }) {
+  const has = (list: string[] | undefined, value: string) => list?.includes(value) || list?.includes('*');
+  return rules.some(
+    (rule) =>
+      has(rule.apiGroups, request.group) &&
+      has(rule.resources, request.resource) &&
+      has(rule.verbs, request.verb) &&
+      (!rule.resourceNames?.length ||
+        (request.name !== undefined && rule.resourceNames.includes(request.name))),
+  );
 }
 
 const WEBHOOKS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';

@@ -3,7 +3,12 @@ import { parse } from 'yaml';
 import { ApiKeyRegistry } from '../../src/auth/api-keys.js';
 import type { AdmissionOptions } from '../../src/admission/admission-settings.js';
 import { parseServeOptions, type ServeOptions } from '../../src/cli/serve-options.js';
-import { arbiterContainer, renderChart, type RenderedChart } from './support/render-chart.js';
+import {
+  arbiterContainer,
+  controllerClusterRole,
+  renderChart,
+  type RenderedChart,
+} from './support/render-chart.js';
 import { VALUE_SETS, WITNESS_VKEY } from './support/value-sets.js';
 
 const NAMESPACE = 'arbiter-system';
@@ -45,7 +50,8 @@ describe('the chart renders', () => {
     expect(chart.objects.map((o) => o.kind).sort()).toEqual(
       [
         ...Array(3).fill('CustomResourceDefinition'),
-        'ClusterRole',
+        // The controller's, and arbiter-reviewer and arbiter-auditor for people to bind.
+        ...Array(3).fill('ClusterRole'),
         'ClusterRoleBinding',
         'Deployment',
         'PodDisruptionBudget',
@@ -228,6 +234,34 @@ describe('the chart renders', () => {
     });
   });
 
+  it('with notification receivers and a signing Secret, as arbiter serve reads them', async () => {
+    const chart = await renderChart({
+      values: {
+        notify: {
+          urls: ['https://hooks.example.com/arbiter', 'https://hooks.slack.com/services/T0/B0/x'],
+          format: 'slack',
+          retrySeconds: 120,
+          signing: { existingSecret: 'arbiter-notify-signing', secretKey: 'secret' },
+        },
+      },
+    });
+    const options = serveOptions(chart);
+    expect(options.notify).toEqual({
+      urls: ['https://hooks.example.com/arbiter', 'https://hooks.slack.com/services/T0/B0/x'],
+      format: 'slack',
+      retrySeconds: 120,
+      secretFile: '/etc/arbiter/notify/secret',
+    });
+    expect(volumeMountFor(chart, options.notify!.secretFile!).volume.secret).toEqual({
+      secretName: 'arbiter-notify-signing',
+      defaultMode: 0o400,
+      items: [{ key: 'secret', path: 'secret' }],
+    });
+    // Without receivers, nothing of it is rendered.
+    const quiet = serveOptions(await renderChart({ values: VALUE_SETS.defaults }));
+    expect(quiet.notify).toBeUndefined();
+  });
+
   it('with a rediss:// URL, keys in values and strict decision settings, as arbiter serve reads them', async () => {
     const chart = await renderChart({
       values: VALUE_SETS['rediss URL, keys in values, strict decisions, three replicas'],
@@ -295,7 +329,7 @@ describe('the admission webhooks in the chart', () => {
       failurePolicy: undefined,
       certificates: expect.objectContaining({ kind: 'generated', secretName: 'arbiter-admission-tls' }),
       // The release's ClusterRole owns the webhook configurations: helm uninstall removes them.
-      ownerClusterRole: chart.one('ClusterRole').metadata.name,
+      ownerClusterRole: controllerClusterRole(chart).metadata.name,
     });
     expect(webhookPort).toEqual({ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' });
     expect(arbiterContainer(chart).ports).toContainEqual({
@@ -348,7 +382,7 @@ describe('the admission webhooks in the chart', () => {
     expect(chart.one('NetworkPolicy').spec.ingress).toEqual([
       { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: {} }] },
     ]);
-    expect(ruleFor(chart.one('ClusterRole').rules, 'validatingwebhookconfigurations')).toEqual([]);
+    expect(ruleFor(controllerClusterRole(chart).rules, 'validatingwebhookconfigurations')).toEqual([]);
     expect(ruleFor(chart.one('Role').rules, 'secrets')).toEqual([]);
     expect(chart.notes).toMatch(/Admission webhooks are off/);
     expect(chart.notes).toContain(
@@ -405,7 +439,7 @@ describe('the admission webhooks in the chart', () => {
     });
     // The pods read the mounted files: no RBAC on Secrets.
     expect(ruleFor(chart.one('Role').rules, 'secrets')).toEqual([]);
-    expect(ruleFor(chart.one('ClusterRole').rules, 'validatingwebhookconfigurations')).toHaveLength(2);
+    expect(ruleFor(controllerClusterRole(chart).rules, 'validatingwebhookconfigurations')).toHaveLength(2);
     // Only the webhook port is narrowed to the configured peers.
     expect(chart.one('NetworkPolicy').spec.ingress[1]).toEqual({
       ports: [{ port: 'webhook', protocol: 'TCP' }],

@@ -1,19 +1,27 @@
-import { Router } from 'express';
-import { mayActAs } from '../../auth/index.js';
+import { Router, type Request } from 'express';
+import { mayActAs, proposerNames, type Principal } from '../../auth/index.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
+import type { Reviewer } from '../../governance/decision-service.js';
 import { ArbiterError, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
 import { jsonBody } from '../json-body.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { makeProposer } from '../proposer.js';
-import { decisionQuerySchema, executionBodySchema, reviewBodySchema } from '../request-schemas.js';
+import {
+  decisionQuerySchema,
+  executionBodySchema,
+  listQuerySchema,
+  reviewBodySchema,
+} from '../request-schemas.js';
 import { compileValidator } from '../validation.js';
 
 const validateDecisionQuery = compileValidator<Record<string, string | undefined>>(
   decisionQuerySchema,
   'query',
 );
+const validateListQuery = compileValidator<{ limit?: string; cursor?: string }>(listQuerySchema, 'query');
+const PENDING_CURSOR_SCOPE = JSON.stringify(['pending']);
 const validateReview = compileValidator<{ comment?: string }>(reviewBodySchema, 'review');
 const validateExecution = compileValidator<{
   status: 'completed' | 'failed';
@@ -37,6 +45,9 @@ export function decisionView(record: DecisionRecord) {
       reviews: record.reviews.map((r) => ({
         action: r.data.action,
         reviewer: r.data.reviewer,
+        // A Kubernetes user's identity as the API server authenticated it.
+        reviewer_username: r.data.reviewer_username ?? null,
+        reviewer_groups: r.data.reviewer_groups ?? null,
         comment: r.data.comment ?? null,
         timestamp: r.entry.timestamp,
         audit_ref: r.entry.id,
@@ -45,6 +56,15 @@ export function decisionView(record: DecisionRecord) {
       hash: record.entry.hash,
       seq: record.entry.seq,
     },
+  };
+}
+
+/** The caller as a reviewer: its names as a proposer, and its Kubernetes identity if any. */
+function reviewerOf(principal: Principal): Reviewer {
+  return {
+    name: principal.name,
+    proposesAs: proposerNames(principal),
+    ...(principal.kubernetes ? { kubernetes: principal.kubernetes } : {}),
   };
 }
 
@@ -88,21 +108,42 @@ export function governanceRoutes(deps: ApiDependencies): Router {
     });
   });
 
+  router.get('/governance/pending', guard('governance:read'), async (req, res) => {
+    const query = validateListQuery(stringQuery(req));
+    const limit = parseLimit(query.limit);
+    const after = decodeCursor<number>(query.cursor, PENDING_CURSOR_SCOPE, 'number') ?? 0;
+    const nowMs = deps.clock().getTime();
+    // Past its deadline, a decision is expired even before the sweeper records it.
+    const waiting = deps.pending.list().filter((w) => w.expiresAtMs > nowMs);
+    const page = waiting.filter((w) => w.entry.seq > after).slice(0, limit);
+    const records = await Promise.all(page.map((w) => deps.decisions.get(w.decisionId)));
+    const last = page.at(-1);
+    res.json({
+      decisions: records.filter((r) => r.status === 'pending').map(decisionView),
+      total: waiting.length,
+      cursor: last && last !== waiting.at(-1) ? encodeCursor(last.entry.seq, PENDING_CURSOR_SCOPE) : null,
+    });
+  });
+
   router.get('/governance/decisions/:id', guard('governance:read'), async (req, res) => {
     res.json(decisionView(await deps.decisions.get(String(req.params.id))));
   });
 
+  // For a Kubernetes user, RBAC is asked for `approve` or `deny` on decisions, named by
+  // the decision's capability, so a Role may limit a reviewer to some capabilities.
+  const capabilityOf = async (req: Request) =>
+    (await deps.decisions.get(String(req.params.id))).data.request.action.capability;
   for (const action of ['approve', 'deny'] as const) {
     router.post(
       `/governance/decisions/:id/${action}`,
-      guard('governance:review'),
+      guard('governance:review', { verb: action, name: capabilityOf }),
       jsonBody,
       async (req, res) => {
         const body = validateReview(req.body);
         const result = await deps.decisions.review(
           String(req.params.id),
           action,
-          principalOf(req),
+          reviewerOf(req.principal!),
           body.comment,
         );
         res.json({

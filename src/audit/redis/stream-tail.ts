@@ -2,10 +2,11 @@ import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../audit-log.js';
 import { decodeEntry, entryField } from './entry-codec.js';
 import type { AuditLogger } from '../audit-logger.js';
-import { sleep } from './timeout.js';
+import { sleep, withTimeout } from './timeout.js';
 
 const BLOCK_MS = 1000;
 const RETRY_DELAY_MS = 1000;
+const STOP_WAIT_MS = 2000;
 
 /**
  * Live feed of the stream for subscribers: entries appended by any replica, in chain
@@ -41,7 +42,11 @@ export class StreamTail {
     const connection = this.connection;
     this.connection = undefined;
     connection?.disconnect();
-    await this.loop;
+    // A read queued while Redis is away may never be answered once its connection is
+    // closed: the loop then ends whenever it is, and stopping does not wait for it.
+    await withTimeout(this.loop ?? Promise.resolve(), STOP_WAIT_MS, 'the audit live feed').catch(
+      () => undefined,
+    );
   }
 
   private start(): void {

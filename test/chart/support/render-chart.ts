@@ -111,3 +111,8 @@ export function arbiterContainer(chart: RenderedChart): any {
   if (!container) throw new Error('the Deployment has no arbiter container');
   return container;
 }
+
+/** The controller's ClusterRole: the one the chart binds (the reviewer roles are for people to bind). */
+export function controllerClusterRole(chart: RenderedChart): KubeObject {
+  return chart.one('ClusterRole', chart.one('ClusterRoleBinding').roleRef.name);
+}

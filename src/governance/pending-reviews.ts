@@ -1,0 +1,99 @@
+import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import { MAX_REVIEW_TTL_SECONDS } from '../model/index.js';
+import type { DecisionData, ReviewData } from './decision-record.js';
+
+/** A decision waiting for a reviewer (or for its expiry to be recorded). */
+export interface WaitingDecision {
+  decisionId: string;
+  /** The governance.decision entry. */
+  entry: AuditEntry;
+  expiresAtMs: number;
+}
+
+/** Reviews that end the wait; a used confirmation does not (the approval did). */
+const VERDICTS: ReadonlySet<ReviewData['action']> = new Set(['approve', 'deny', 'expire']);
+const NEEDS_REVIEW = ['ESCALATE', 'REQUIRE_CONFIRMATION'] as const;
+const SEED_PAGE = 200;
+
+/**
+ * The decisions that wait for a reviewer, kept from the audit log's live feed (entries of
+ * every replica), so that listing them or finding the ones past their deadline reads no
+ * log. A decision leaves when a verdict (approve, deny, expire) is recorded for it.
+ */
+export class PendingReviews {
+  private readonly waiting = new Map<string, WaitingDecision>();
+
+  /**
+   * Takes in one entry of the log. The feed brings a decision before its verdict, and the
+   * seed reads whole trails, so either order of the two leaves the right state.
+   */
+  observe(entry: AuditEntry): void {
+    const decisionId = entry.decision_id;
+    if (decisionId === null) return;
+    if (entry.event_type === 'governance.decision') {
+      const expiresAt = (entry.data as unknown as DecisionData).expires_at;
+      if (expiresAt === undefined) return;
+      this.waiting.set(decisionId, { decisionId, entry, expiresAtMs: Date.parse(expiresAt) });
+    } else if (entry.event_type === 'governance.review') {
+      if (!VERDICTS.has((entry.data as unknown as ReviewData).action)) return;
+      this.waiting.delete(decisionId);
+    }
+  }
+
+  /**
+   * Reads the decisions that may still wait from the log: those that needed review within
+   * the longest review TTL before now, with their trails. Subscribe to the feed first, so
+   * nothing appended meanwhile is missed.
+   */
+  async seed(audit: AuditLog, now: Date, defaultTtlSeconds: number): Promise<void> {
+    const horizonMs = Math.max(MAX_REVIEW_TTL_SECONDS, defaultTtlSeconds) * 1000;
+    const since = new Date(now.getTime() - horizonMs).toISOString();
+    for (const outcome of NEEDS_REVIEW) {
+      for await (const entry of decisionsSince(audit, outcome, since)) {
+        for (const e of await audit.byDecision(entry.decision_id ?? '')) this.observe(e);
+      }
+    }
+  }
+
+  /** Every waiting decision, oldest first. */
+  list(): WaitingDecision[] {
+    return [...this.waiting.values()].sort((a, b) => a.entry.seq - b.entry.seq);
+  }
+
+  /** Those whose deadline has passed at nowMs, earliest deadline first. */
+  due(nowMs: number): WaitingDecision[] {
+    return this.list()
+      .filter((w) => w.expiresAtMs <= nowMs)
+      .sort((a, b) => a.expiresAtMs - b.expiresAtMs);
+  }
+
+  /** Drops a decision that no longer waits (its verdict or expiry is recorded). */
+  settle(decisionId: string): void {
+    this.waiting.delete(decisionId);
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+}
+
+/** The decisions of one outcome made since a time, oldest first, page by page. */
+async function* decisionsSince(
+  audit: AuditLog,
+  outcome: (typeof NEEDS_REVIEW)[number],
+  since: string,
+): AsyncGenerator<AuditEntry> {
+  let after: number | undefined;
+  do {
+    const page = await audit.query({
+      event_type: 'governance.decision',
+      outcome,
+      since,
+      order: 'asc',
+      limit: SEED_PAGE,
+      ...(after === undefined ? {} : { after }),
+    });
+    yield* page.entries;
+    after = page.next ?? undefined;
+  } while (after !== undefined);
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { parseInvocation, type CommandShape } from './arguments.js';
+import { UsageError } from './plugin-error.js';
+
+const COMMANDS: CommandShape[] = [
+  { words: ['pending'], takesDecisionId: false, ownFlags: [] },
+  { words: ['approve'], takesDecisionId: true, ownFlags: ['comment'] },
+  { words: ['audit', 'tail'], takesDecisionId: false, ownFlags: ['event-type'] },
+];
+const parse = (...argv: string[]) => parseInvocation(argv, COMMANDS);
+const usageError = (...argv: string[]) => {
+  try {
+    parse(...argv);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error(`${argv.join(' ')} parsed`);
+};
+
+describe('parseInvocation', () => {
+  it('takes flags anywhere, in both spellings', () => {
+    expect(
+      parse('-n', 'gov', 'approve', 'd-1', '--comment=ok', '--server', 'http://h:8080/', '-o', 'json'),
+    ).toEqual({
+      command: COMMANDS[1],
+      decisionId: 'd-1',
+      comment: 'ok',
+      output: 'json',
+      connection: { namespace: 'gov', server: new URL('http://h:8080/') },
+    });
+    expect(parse('audit', 'tail', '--event-type', 'governance.review')).toMatchObject({
+      command: COMMANDS[2],
+      eventType: 'governance.review',
+      output: 'text',
+    });
+  });
+
+  it('help for no words, help, --help and -h', () => {
+    for (const argv of [[], ['help'], ['--help'], ['pending', '-h']]) expect(parse(...argv)).toBe('help');
+  });
+
+  it('says what is wrong', () => {
+    expect(usageError('approve')).toBe('approve takes one decision ID');
+    expect(usageError('pending', 'x')).toBe('pending takes no arguments, got "x"');
+    expect(usageError('audit')).toBe('unknown command "audit"');
+    expect(usageError('pending', '--comment', 'x')).toBe('--comment does not apply to pending');
+    expect(usageError('pending', '-o', 'yaml')).toBe(
+      '--output must be json (or left out for text), got "yaml"',
+    );
+    expect(usageError('pending', '--server', 'localhost:8080')).toBe(
+      '--server must be an http:// or https:// URL, got "localhost:8080"',
+    );
+    expect(usageError('pending', '--server', 'nope')).toMatch(/^--server must be a URL/);
+    expect(usageError('pending', '--token', '')).toBe('--token must not be empty');
+    expect(usageError('pending', '--frob')).toMatch(/Unknown option '--frob'/);
+  });
+});
