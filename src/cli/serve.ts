@@ -8,6 +8,8 @@ import { startingHandler } from '../api/starting-handler.js';
 import { KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
+import { DEFAULT_KEY_PREFIX } from '../audit/redis/redis-keys.js';
+import { LocalClaims, RedisClaims } from '../redis/replica-claims.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
@@ -168,8 +170,12 @@ async function startOnServer(
   startup.setState('reading the decisions waiting for review');
   await pending.seed(audit, clock(), options.pendingTtlSeconds);
   metrics.observePending(() => pending.size);
+  const claims = options.redis
+    ? new RedisClaims(options.redis.url, `${DEFAULT_KEY_PREFIX}:claims`)
+    : new LocalClaims();
   const expiries = new ExpirySweeper({
     pending,
+    claims,
     recordExpiry: (id) => decisions.recordExpiry(id),
     clock,
     isLeader: () => config.isLeader(),
@@ -264,6 +270,7 @@ async function startOnServer(
       // Admission answers to the end: the API server keeps calling until this replica is gone.
       await admission?.close();
       await expiries.stop();
+      await claims.close();
       await notifier?.stop();
       stopFeedingPending();
       await config.close();

@@ -1,14 +1,23 @@
 import type { Logger } from 'pino';
 import type { AuditEntry } from '../audit/audit-log.js';
+import type { ReplicaClaims } from '../redis/replica-claims.js';
 import type { PendingReviews } from './pending-reviews.js';
+
+/** Long enough for one expiry to be written; after it, a failed writer's claim lapses. */
+const CLAIM_TTL_MS = 30_000;
 
 export interface ExpirySweeperDeps {
   pending: PendingReviews;
   /** Records the expiry of a decision past its deadline (DecisionService.recordExpiry). */
   recordExpiry(decisionId: string): Promise<AuditEntry | undefined>;
   clock: () => Date;
-  /** Only the leader writes expiries, so each is written once across replicas. */
+  /** Only the leader looks for overdue decisions. */
   isLeader: () => boolean;
+  /**
+   * And a claim per decision makes each expiry written once even when two replicas
+   * believe they lead for a moment (a Lease handover, or embedded replicas on one Redis).
+   */
+  claims: ReplicaClaims;
   logger: Logger;
   intervalMs: number;
   /** Told of every expiry written (metrics). */
@@ -48,6 +57,7 @@ export class ExpirySweeper {
     if (!this.deps.isLeader()) return 0;
     let written = 0;
     for (const waiting of this.deps.pending.due(this.deps.clock().getTime())) {
+      if (!(await this.deps.claims.claim(`expiry:${waiting.decisionId}`, CLAIM_TTL_MS))) continue;
       const entry = await this.deps.recordExpiry(waiting.decisionId);
       // Written, or already decided (the feed brings the verdict): either way it waits no more.
       this.deps.pending.settle(waiting.decisionId);

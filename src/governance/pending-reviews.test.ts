@@ -6,6 +6,7 @@ import { buildIndex, type IndexSnapshot } from '../index/index.js';
 import type { Outcome } from '../model/index.js';
 import type { DecisionService } from './decision-service.js';
 import { serviceOnTempLog } from './test-decision-service.js';
+import { LocalClaims } from '../redis/replica-claims.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { PendingReviews } from './pending-reviews.js';
 
@@ -104,9 +105,10 @@ describe('PendingReviews', () => {
 });
 
 describe('ExpirySweeper', () => {
-  const sweeperFor = (pending: PendingReviews, leader = true) =>
+  const sweeperFor = (pending: PendingReviews, leader = true, claims = new LocalClaims()) =>
     new ExpirySweeper({
       pending,
+      claims,
       recordExpiry: (id) => service.recordExpiry(id),
       clock: () => now,
       isLeader: () => leader,
@@ -133,6 +135,19 @@ describe('ExpirySweeper', () => {
     expect((await service.get(escalated.decision_id)).status).toBe('expired');
     const expiries = await log.query({ event_type: 'governance.review', order: 'asc', limit: 10 });
     expect(expiries.total).toBe(2);
+  });
+
+  it('writes an expiry once when two replicas both believe they lead (one claim wins)', async () => {
+    const pending = new PendingReviews();
+    log.subscribe((entry) => pending.observe(entry));
+    const escalated = await propose('ESCALATE');
+    now = new Date('2026-11-23T13:00:00Z');
+    const claims = new LocalClaims(() => now.getTime());
+    const [a, b] = [sweeperFor(pending, true, claims), sweeperFor(pending, true, claims)];
+    // Both find it due before either has written it.
+    const written = await Promise.all([a.sweep(), b.sweep()]);
+    expect(written.sort()).toEqual([0, 1]);
+    expect((await service.get(escalated.decision_id)).reviews.map((r) => r.data.action)).toEqual(['expire']);
   });
 
   it('writes nothing on a replica that does not lead', async () => {

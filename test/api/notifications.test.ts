@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startRedisServer } from '../env/redis-server.js';
 import {
   call,
   KEYS,
@@ -178,6 +179,29 @@ describe('notifications', () => {
     const later = await propose(third.url, 'deploy.production', { service: 'web', version: '4' });
     await expect.poll(() => receiver!.of('decision.pending', later).length, { timeout: 15_000 }).toBe(1);
     expect(receiver.received).toHaveLength(expected.length + 1);
+  });
+
+  it('with --redis keep their progress in Redis: a replica with a fresh data folder resumes it', async () => {
+    receiver = await Receiver.onFreePort();
+    const redis = await startRedisServer();
+    try {
+      const flags = ['--notify-url', receiver.url, '--redis', `${redis.url}/0`];
+      const manifestsDir = await tempManifests();
+      const first = await start({ dataDir: await tempDir(), manifestsDir }, flags);
+      const missed = await propose(first.url, 'deploy.production', { service: 'web', version: '7' });
+      await first.stop();
+      // Another replica (its own empty data folder) takes over; the receiver comes up.
+      const second = await start({ dataDir: await tempDir(), manifestsDir }, flags);
+      await receiver.up();
+      await expect.poll(() => receiver!.of('decision.pending', missed).length, { timeout: 20_000 }).toBe(1);
+      const later = await propose(second.url, 'deploy.production', { service: 'web', version: '8' });
+      await expect.poll(() => receiver!.of('decision.pending', later).length, { timeout: 15_000 }).toBe(1);
+      expect(receiver.received).toHaveLength(2);
+    } finally {
+      await arbiter?.stop();
+      arbiter = undefined;
+      await redis.dispose();
+    }
   });
 
   it('in Slack format: text and blocks with the reason, the expiry and the review commands', async () => {

@@ -73,6 +73,32 @@ describe('pending decisions', () => {
     expect(badCursor.status).toBe(400);
   });
 
+  it('wait as long as the reviewTtlSeconds of the rule that escalated them (example: payments, 15 min)', async () => {
+    const res = await propose('payments.transfer', { amount: 5000, currency: 'EUR', to: 'acct-1' });
+    expect(res.body.outcome).toBe('REQUIRE_CONFIRMATION');
+    const decision = await call(arbiter.url, 'GET', `/api/v1/governance/decisions/${res.body.decision_id}`, {
+      key: KEYS.reviewer,
+    });
+    const waited = Date.parse(decision.body.audit.expires_at) - Date.parse(decision.body.timestamp);
+    expect(waited).toBe(900_000); // not the server's --pending-ttl of 3 s
+    const policy = await call(arbiter.url, 'GET', '/api/v1/policies/payment-limits', { key: KEYS.admin });
+    expect(policy.body.rules[1]).toMatchObject({ review_ttl_seconds: 900 });
+  });
+
+  it('refuse a review deadline outside 1 s .. 7 days through the API (400)', async () => {
+    for (const ttl of [0, 604_801, 1.5]) {
+      const res = await call(arbiter.url, 'POST', '/api/v1/policies', {
+        key: KEYS.admin,
+        body: {
+          name: `ttl-${String(ttl).replace('.', '-')}`,
+          rules: [{ capability: 'deploy.production', outcome: 'ESCALATE', review_ttl_seconds: ttl }],
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('review_ttl_seconds');
+    }
+  });
+
   it('expire at their deadline with nobody asking: one expiry entry, gone from the list', async () => {
     const id = (await deploy('expiring')).body.decision_id as string;
     expect((await pendingIds()).decisions.map((d) => d.decision_id)).toContain(id);

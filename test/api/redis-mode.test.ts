@@ -13,14 +13,12 @@ import {
 
 let redis: RedisServer;
 let arbiter: ArbiterProcess;
-const propose = () =>
-  call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+const proposeTo = (url: string, capability = 'database.query', parameters: object = { query: 'q' }) =>
+  call(url, 'POST', '/api/v1/governance/propose', {
     key: KEYS.agent,
-    body: {
-      actor: { id: 'agent-001', type: 'ai-agent' },
-      action: { capability: 'database.query', parameters: { query: 'q' } },
-    },
+    body: { actor: { id: 'agent-001', type: 'ai-agent' }, action: { capability, parameters } },
   });
+const propose = () => proposeTo(arbiter.url);
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -97,14 +95,47 @@ describe('grant rate limits with --redis', () => {
       }
       expect(outcomes).toEqual(['ALLOW', 'ALLOW', 'ALLOW', 'DENY', 'DENY']);
       await shared.kill9();
-      const down = await call(b.url, 'POST', '/api/v1/governance/propose', {
-        key: KEYS.agent,
-        body: {
-          actor: { id: 'agent-001', type: 'ai-agent' },
-          action: { capability: 'database.query', parameters: { query: 'q' } },
-        },
-      });
+      const down = await proposeTo(b.url);
       expect(down.status).toBe(503);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await shared.dispose();
+      for (const dir of [a.dataDir, b.dataDir, manifestsDir]) await removeDir(dir);
+    }
+  }, 60_000);
+});
+
+describe('pending decisions with --redis', () => {
+  it('two replicas on one Redis: one lists what the other decided, and each expiry is written once', async () => {
+    const manifestsDir = await tempManifests();
+    const shared = await startRedisServer();
+    const args = ['--redis', `${shared.url}/0`, '--pending-ttl', '3'];
+    const a = await startArbiter({ manifestsDir, args });
+    const b = await startArbiter({ manifestsDir, args });
+    try {
+      const proposed = await proposeTo(a.url, 'deploy.production', { service: 'web', version: '9' });
+      const id = proposed.body.decision_id as string;
+      const pendingOn = async (url: string) =>
+        (await call(url, 'GET', '/api/v1/governance/pending', { key: KEYS.reviewer })).body.decisions.map(
+          (d: { decision_id: string }) => d.decision_id,
+        );
+      // b learns of it from the stream: its pending list shows it.
+      await expect.poll(() => pendingOn(b.url), { timeout: 10_000 }).toContain(id);
+      // Both run an expiry sweeper (embedded mode has no Lease): the claim lets one write.
+      // (Both sweeping in the same millisecond is rare here; pending-reviews.test.ts forces it.)
+      const expiries = async () =>
+        (
+          await call(a.url, 'GET', `/api/v1/audit/log?decision_id=${id}&event_type=governance.review`, {
+            key: KEYS.auditor,
+          })
+        ).body.entries.length as number;
+      await expect.poll(expiries, { timeout: 15_000, interval: 250 }).toBe(1);
+      // Once neither replica holds it as pending, no sweeper will try again: still one.
+      for (const url of [a.url, b.url]) {
+        await expect.poll(() => pendingOn(url), { timeout: 10_000 }).not.toContain(id);
+      }
+      expect(await expiries()).toBe(1);
     } finally {
       await a.stop();
       await b.stop();

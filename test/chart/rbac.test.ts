@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import {
   CONFIGURATION_WEBHOOK_CONFIGURATION,
   DEFAULT_CERT_SECRET_NAME,
@@ -14,6 +14,7 @@ import type { ControlPlane, KubeResponse } from '../env/kube-apiserver.js';
 import {
   CHART_DIR,
   controllerClusterRole,
+  controllerRole,
   REPO,
   renderChart,
   type KubeObject,
@@ -63,7 +64,7 @@ describe('the chart RBAC', () => {
     for (const namespace of ['arbiter-system', 'governance']) {
       const chart = await renderChart({ name: 'gov', namespace });
       const clusterRole = controllerClusterRole(chart);
-      const role = chart.one('Role');
+      const role = controllerRole(chart);
       expect(clusterRole.rules).toEqual(
         ownedBy(only(deploy, 'ClusterRole').rules, clusterRole.metadata.name),
       );
@@ -107,6 +108,19 @@ describe('the chart RBAC', () => {
     expect(auditor.metadata.labels).toEqual(controllerClusterRole(gov).metadata.labels);
     for (const binding of [...gov.all('ClusterRoleBinding'), ...gov.all('RoleBinding')])
       expect(binding.roleRef.name).toBe(controllerClusterRole(gov).metadata.name);
+  });
+
+  it('renders the Role kubectl arbiter needs in the release namespace, as the plugin docs give it', async () => {
+    const chart = await renderChart({ name: 'arbiter', namespace: 'arbiter-system' });
+    const role = chart.one('Role', 'arbiter-kubectl');
+    expect(role.metadata.namespace).toBe('arbiter-system');
+    const docs = await readFile(join(REPO, 'docs/kubectl-plugin.md'), 'utf8');
+    const documented = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => parse(m[1]!) as KubeObject)
+      .find((o) => o?.kind === 'Role' && o.metadata.name === 'arbiter-kubectl');
+    expect(documented, 'docs/kubectl-plugin.md shows the Role').toBeDefined();
+    expect(role.rules).toEqual(documented!.rules);
+    for (const binding of chart.all('RoleBinding')) expect(binding.roleRef.name).not.toBe('arbiter-kubectl');
   });
 
   it('grants reviewers every verb Arbiter asks RBAC for, auditors only the reads', async () => {
@@ -158,7 +172,7 @@ describe('the chart RBAC', () => {
     const renamed = await renderChart({ values: { admission: { certSecretName: 'webhook-serving' } } });
     const release = controllerClusterRole(renamed).metadata.name;
     expect(controllerClusterRole(renamed).rules).toEqual(ownedBy(clusterRules, release));
-    expect(renamed.one('Role').rules).toEqual(
+    expect(controllerRole(renamed).rules).toEqual(
       roleRules.map((rule) =>
         rule.resourceNames?.includes(DEFAULT_CERT_SECRET_NAME)
           ? { ...rule, resourceNames: ['webhook-serving'] }
@@ -168,13 +182,13 @@ describe('the chart RBAC', () => {
 
     const certManager = await renderChart({ values: { admission: { certManager: { enabled: true } } } });
     expect(controllerClusterRole(certManager).rules).toEqual(ownedBy(clusterRules, release));
-    expect(certManager.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
+    expect(controllerRole(certManager).rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
 
     const off = await renderChart({ values: { admission: { enabled: false } } });
     expect(controllerClusterRole(off).rules).toEqual(
       clusterRules.filter((rule) => !isWebhookRule(rule) && !isOwnerRule(rule)),
     );
-    expect(off.one('Role').rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
+    expect(controllerRole(off).rules).toEqual(roleRules.filter((rule) => !isSecretRule(rule)));
   });
 });
 

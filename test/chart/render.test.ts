@@ -6,6 +6,7 @@ import { parseServeOptions, type ServeOptions } from '../../src/cli/serve-option
 import {
   arbiterContainer,
   controllerClusterRole,
+  controllerRole,
   renderChart,
   type RenderedChart,
 } from './support/render-chart.js';
@@ -55,6 +56,8 @@ describe('the chart renders', () => {
         'ClusterRoleBinding',
         'Deployment',
         'PodDisruptionBudget',
+        // The controller's, and arbiter-kubectl for reviewers who port-forward.
+        'Role',
         'Role',
         'RoleBinding',
         'Secret',
@@ -338,7 +341,7 @@ describe('the admission webhooks in the chart', () => {
       protocol: 'TCP',
     });
     // The leader may write exactly that Secret; no cert-manager objects.
-    expect(ruleFor(chart.one('Role').rules, 'secrets')).toContainEqual(
+    expect(ruleFor(controllerRole(chart).rules, 'secrets')).toContainEqual(
       expect.objectContaining({ resourceNames: ['arbiter-admission-tls'] }),
     );
     for (const kind of ['Issuer', 'Certificate']) expect(chart.all(kind)).toEqual([]);
@@ -368,7 +371,7 @@ describe('the admission webhooks in the chart', () => {
       protocol: 'TCP',
     });
     // The Role follows the Secret's name: the old one is no longer writable.
-    const secretRules = ruleFor(chart.one('Role').rules, 'secrets');
+    const secretRules = ruleFor(controllerRole(chart).rules, 'secrets');
     expect(secretRules).toContainEqual(expect.objectContaining({ resourceNames: ['webhook-serving'] }));
     expect(JSON.stringify(secretRules)).not.toContain('arbiter-admission-tls');
   });
@@ -383,7 +386,7 @@ describe('the admission webhooks in the chart', () => {
       { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: {} }] },
     ]);
     expect(ruleFor(controllerClusterRole(chart).rules, 'validatingwebhookconfigurations')).toEqual([]);
-    expect(ruleFor(chart.one('Role').rules, 'secrets')).toEqual([]);
+    expect(ruleFor(controllerRole(chart).rules, 'secrets')).toEqual([]);
     expect(chart.notes).toMatch(/Admission webhooks are off/);
     expect(chart.notes).toContain(
       'kubectl delete validatingwebhookconfiguration arbiter-configuration arbiter-governance',
@@ -438,7 +441,7 @@ describe('the admission webhooks in the chart', () => {
       ],
     });
     // The pods read the mounted files: no RBAC on Secrets.
-    expect(ruleFor(chart.one('Role').rules, 'secrets')).toEqual([]);
+    expect(ruleFor(controllerRole(chart).rules, 'secrets')).toEqual([]);
     expect(ruleFor(controllerClusterRole(chart).rules, 'validatingwebhookconfigurations')).toHaveLength(2);
     // Only the webhook port is narrowed to the configured peers.
     expect(chart.one('NetworkPolicy').spec.ingress[1]).toEqual({

@@ -116,3 +116,8 @@ export function arbiterContainer(chart: RenderedChart): any {
 export function controllerClusterRole(chart: RenderedChart): KubeObject {
   return chart.one('ClusterRole', chart.one('ClusterRoleBinding').roleRef.name);
 }
+
+/** The controller's own Role: the one the chart binds (the kubectl Role is for people to bind). */
+export function controllerRole(chart: RenderedChart): KubeObject {
+  return chart.one('Role', chart.one('RoleBinding').roleRef.name);
+}
