@@ -20,6 +20,34 @@ const proposeTo = (url: string, capability = 'database.query', parameters: objec
   });
 const propose = () => proposeTo(arbiter.url);
 
+interface TwoReplicas {
+  a: ArbiterProcess;
+  b: ArbiterProcess;
+  shared: RedisServer;
+}
+
+/** Two servers on one fresh Redis, with the example manifests (edited first by `edit`). */
+async function withTwoReplicas(
+  extraArgs: string[],
+  test: (replicas: TwoReplicas) => Promise<void>,
+  edit: (manifestsDir: string) => Promise<void> = () => Promise.resolve(),
+): Promise<void> {
+  const manifestsDir = await tempManifests();
+  await edit(manifestsDir);
+  const shared = await startRedisServer();
+  const args = ['--redis', `${shared.url}/0`, ...extraArgs];
+  const a = await startArbiter({ manifestsDir, args });
+  const b = await startArbiter({ manifestsDir, args });
+  try {
+    await test({ a, b, shared });
+  } finally {
+    await a.stop();
+    await b.stop();
+    await shared.dispose();
+    for (const dir of [a.dataDir, b.dataDir, manifestsDir]) await removeDir(dir);
+  }
+}
+
 beforeAll(async () => {
   redis = await startRedisServer();
   arbiter = await startArbiter({ args: ['--redis', `${redis.url}/0`, '--redis-timeout', '500'] });
@@ -74,46 +102,27 @@ describe('serve --redis', () => {
 
 describe('grant rate limits with --redis', () => {
   it('are shared by replicas: two servers on one Redis admit maxRequests in total', async () => {
-    const manifestsDir = await tempManifests();
-    const grants = join(manifestsDir, 'grants.yaml');
-    await writeFile(grants, (await readFile(grants, 'utf8')).replace('maxRequests: 100', 'maxRequests: 3'));
-    const shared = await startRedisServer();
-    const args = ['--redis', `${shared.url}/0`];
-    const a = await startArbiter({ manifestsDir, args });
-    const b = await startArbiter({ manifestsDir, args });
-    try {
-      const outcomes: string[] = [];
-      for (const server of [a, b, a, b, a]) {
-        const res = await call(server.url, 'POST', '/api/v1/governance/propose', {
-          key: KEYS.agent,
-          body: {
-            actor: { id: 'agent-001', type: 'ai-agent' },
-            action: { capability: 'database.query', parameters: { query: 'q' } },
-          },
-        });
-        outcomes.push(res.body.outcome);
-      }
-      expect(outcomes).toEqual(['ALLOW', 'ALLOW', 'ALLOW', 'DENY', 'DENY']);
-      await shared.kill9();
-      const down = await proposeTo(b.url);
-      expect(down.status).toBe(503);
-    } finally {
-      await a.stop();
-      await b.stop();
-      await shared.dispose();
-      for (const dir of [a.dataDir, b.dataDir, manifestsDir]) await removeDir(dir);
-    }
+    const limitToThree = async (manifestsDir: string) => {
+      const grants = join(manifestsDir, 'grants.yaml');
+      await writeFile(grants, (await readFile(grants, 'utf8')).replace('maxRequests: 100', 'maxRequests: 3'));
+    };
+    await withTwoReplicas(
+      [],
+      async ({ a, b, shared }) => {
+        const outcomes: string[] = [];
+        for (const server of [a, b, a, b, a]) outcomes.push((await proposeTo(server.url)).body.outcome);
+        expect(outcomes).toEqual(['ALLOW', 'ALLOW', 'ALLOW', 'DENY', 'DENY']);
+        await shared.kill9();
+        expect((await proposeTo(b.url)).status).toBe(503);
+      },
+      limitToThree,
+    );
   }, 60_000);
 });
 
 describe('pending decisions with --redis', () => {
   it('two replicas on one Redis: one lists what the other decided, and each expiry is written once', async () => {
-    const manifestsDir = await tempManifests();
-    const shared = await startRedisServer();
-    const args = ['--redis', `${shared.url}/0`, '--pending-ttl', '3'];
-    const a = await startArbiter({ manifestsDir, args });
-    const b = await startArbiter({ manifestsDir, args });
-    try {
+    await withTwoReplicas(['--pending-ttl', '3'], async ({ a, b }) => {
       const proposed = await proposeTo(a.url, 'deploy.production', { service: 'web', version: '9' });
       const id = proposed.body.decision_id as string;
       const pendingOn = async (url: string) =>
@@ -136,11 +145,6 @@ describe('pending decisions with --redis', () => {
         await expect.poll(() => pendingOn(url), { timeout: 10_000 }).not.toContain(id);
       }
       expect(await expiries()).toBe(1);
-    } finally {
-      await a.stop();
-      await b.stop();
-      await shared.dispose();
-      for (const dir of [a.dataDir, b.dataDir, manifestsDir]) await removeDir(dir);
-    }
+    });
   }, 60_000);
 });
