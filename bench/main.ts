@@ -4,6 +4,7 @@ import { appendBoundsBench } from './append-bounds.bench.js';
 import { appendBench } from './append.bench.js';
 import { appendTreeBench } from './append-tree.bench.js';
 import { indexBuildBench } from './index-build.bench.js';
+import { mcpProxyBench } from './mcp-proxy.bench.js';
 import { proofsBench } from './proofs.bench.js';
 import { proposeBench } from './propose.bench.js';
 import { queryBench } from './query.bench.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, Bench> = {
   'append-bounds': appendBoundsBench,
   reaction: reactionBench,
   recovery: recoveryBench,
+  'mcp-proxy': mcpProxyBench,
 };
 
 /** Names for several benchmarks at once. `timing`: the wall-clock targets kept out of the tests. */

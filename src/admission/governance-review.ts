@@ -1,14 +1,15 @@
-import type {
-  KubernetesRequestDecisions,
-  KubernetesVerdict,
-} from '../governance/kubernetes-request-decisions.js';
+import {
+  kubernetesInPathRequest,
+  type InPathDecisions,
+  type InPathVerdict,
+} from '../governance/in-path-decisions.js';
 import type { IndexSnapshot } from '../index/index.js';
 import { allow, refuse, type AdmissionRequest, type AdmissionResponse } from './admission-review.js';
 import { capabilityOf, proposalOf, requestDataOf } from './kubernetes-request.js';
 
 export interface GovernanceReviewDeps {
   index: { current(): IndexSnapshot };
-  decisions: KubernetesRequestDecisions;
+  decisions: InPathDecisions;
   /** Never governed, whatever the webhook configuration lets through (kube-system, Arbiter's own). */
   exemptNamespaces: ReadonlySet<string>;
 }
@@ -32,24 +33,18 @@ export async function reviewGovernedRequest(
   // Stryker disable next-line StringLiteral: exempt namespaces are named ones, so a cluster-scoped request is never exempt
   if (!binding || deps.exemptNamespaces.has(request.namespace ?? ''))
     return { response: allow(request.uid), outcome: 'not_governed' };
-  const verdict = await deps.decisions.decide({
-    proposal: proposalOf(request, binding),
-    request: requestDataOf(request),
-    dryRun: request.dryRun === true,
-  });
+  const verdict = await deps.decisions.decide(
+    kubernetesInPathRequest(proposalOf(request, binding), requestDataOf(request), request.dryRun === true),
+  );
   return { response: answer(request, binding.actorId, verdict), outcome: verdict.outcome };
 }
 
-function answer(request: AdmissionRequest, actorId: string, verdict: KubernetesVerdict): AdmissionResponse {
+function answer(request: AdmissionRequest, actorId: string, verdict: InPathVerdict): AdmissionResponse {
   const answered = answerFor(request, actorId, verdict);
   return verdict.warnings.length > 0 ? { ...answered, warnings: verdict.warnings } : answered;
 }
 
-function answerFor(
-  request: AdmissionRequest,
-  actorId: string,
-  verdict: KubernetesVerdict,
-): AdmissionResponse {
+function answerFor(request: AdmissionRequest, actorId: string, verdict: InPathVerdict): AdmissionResponse {
   if (verdict.outcome === 'ALLOW') return allow(request.uid);
   const capability = capabilityOf(request);
   const recorded = verdict.decisionId

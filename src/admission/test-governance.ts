@@ -4,7 +4,7 @@ import { openLog, tempDir } from '../audit/file/test-fixtures.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { capability, grant, policy } from '../engine/test-fixtures.js';
 import { DecisionService } from '../governance/decision-service.js';
-import { KubernetesRequestDecisions } from '../governance/kubernetes-request-decisions.js';
+import { InPathDecisions } from '../governance/in-path-decisions.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
 import type { ActorGrantObject, PolicyObject } from '../model/index.js';
 import type { GovernanceReviewDeps } from './governance-review.js';
@@ -101,7 +101,7 @@ export async function governedWorld(
     clock,
     pendingTtlSeconds: PENDING_TTL_SECONDS,
   });
-  const decisions = new KubernetesRequestDecisions({
+  const decisions = new InPathDecisions({
     index,
     audit: log,
     limiter,

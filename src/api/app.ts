@@ -11,6 +11,8 @@ import { auditProofRoutes } from './routes/audit-proofs.js';
 import { configurationRoutes } from './routes/configuration.js';
 import { governanceRoutes } from './routes/governance.js';
 import { healthRoutes } from './routes/health.js';
+import { makeGuard } from './handler.js';
+import { jsonBody } from './json-body.js';
 
 /** The HTTP API, built only from injected dependencies. */
 export function createApp(deps: ApiDependencies): Express {
@@ -32,6 +34,8 @@ export function createApp(deps: ApiDependencies): Express {
   app.use('/api/v1', configurationRoutes(deps));
   app.use('/api/v1', auditRoutes(deps));
   app.use('/api/v1', auditProofRoutes(deps));
+  // The tool proxy (mcp/): agents' MCP sessions, with the same credentials as propose.
+  if (deps.toolProxy) app.use('/mcp', deps.toolProxy.router(makeGuard(deps)('governance:propose'), jsonBody));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -6,6 +6,7 @@ import type { DecisionService } from '../governance/decision-service.js';
 import type { PendingReviews } from '../governance/pending-reviews.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
+import type { ToolProxy } from '../mcp/tool-proxy.js';
 import type { Authenticator } from './authenticate.js';
 
 /** A readiness check: a name and whether it holds now, with a reason when it does not. */
@@ -29,6 +30,8 @@ export interface ApiDependencies {
   clock: () => Date;
   version: string;
   metrics: Metrics;
+  /** MCP at /mcp/<server>, when upstream MCP servers are configured (--mcp-server). */
+  toolProxy?: ToolProxy;
   /** Aborted when the server starts shutting down: long-lived streams end then. */
   shutdown: AbortSignal;
 }

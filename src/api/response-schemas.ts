@@ -51,13 +51,18 @@ export const decisionRecordSchema = {
         expires_at: nullableString,
         source: {
           type: 'string',
-          enum: ['api', 'admission'],
-          description: 'Where the proposal came from: the HTTP API, or the admission webhook.',
+          enum: ['api', 'admission', 'mcp'],
+          description:
+            'Where the proposal came from: the HTTP API, the admission webhook, or the MCP tool proxy.',
         },
         kubernetes: {
           type: ['object', 'null'],
           description:
             'For admission decisions: the Kubernetes request (uid, username, operation, group, version, resource, subresource, namespace, name).',
+        },
+        mcp: {
+          type: ['object', 'null'],
+          description: 'For tool-proxy decisions: the MCP call (server, tool, session_id).',
         },
         reviews: { type: 'array', items: { type: 'object' } },
         execution: { type: ['object', 'null'] },

@@ -8,7 +8,7 @@ import { reviewGovernedRequest } from '../admission/governance-review.js';
 import type { ServingCertificates } from '../admission/serving-certificates.js';
 import { ownUsername } from '../controller/own-username.js';
 import { WebhookConfigurator } from '../controller/webhook-configurator.js';
-import type { KubernetesRequestDecisions } from '../governance/kubernetes-request-decisions.js';
+import type { InPathDecisions } from '../governance/in-path-decisions.js';
 import type { IndexSnapshot, IndexStore } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { servingCertificates } from './serving-certificates.js';
@@ -20,7 +20,7 @@ export interface AdmissionDeps {
   namespace: string;
   host: string;
   index: IndexStore;
-  decisions: KubernetesRequestDecisions;
+  decisions: InPathDecisions;
   ready: () => boolean;
   isLeader: () => boolean;
   onLeadership: (listener: (leading: boolean) => void) => () => void;

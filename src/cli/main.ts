@@ -40,6 +40,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./replay.js')).runReplay(argv),
   },
   {
+    words: ['mcp', 'import'],
+    usage: 'mcp import URL --server NAME [--out FILE]',
+    summary: "write Capability manifests for an MCP server's tools",
+    run: async (argv) => (await import('./mcp-import.js')).runMcpImport(argv),
+  },
+  {
     words: ['witness'],
     usage: 'witness --log-vkey VKEY --key FILE --state FILE [--port N]',
     summary: "a C2SP tlog-witness: cosigns a log's checkpoints that extend the last it saw",

@@ -1,6 +1,5 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { resolveEngineSettings } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
 import { junitReport } from '../policy-tools/junit-report.js';
@@ -11,6 +10,7 @@ import { runPolicyCase, type CaseResult } from '../policy-tools/run-policy-case.
 import { readLocatedManifests } from '../sources/located-manifests.js';
 import { listManifestFiles } from '../sources/manifest-folder.js';
 import { yamlDocuments } from '../sources/yaml-documents.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const HELP = `Usage: arbiter test PATH... [--run REGEX] [-o text|json] [--junit FILE]
                     [--coverage] [--min-coverage PERCENT]
@@ -29,7 +29,6 @@ Exit status: 0 all passed, 1 a case failed (or coverage too low), 2 an invalid s
 invalid manifests, no suites, or a usage error.
 `;
 
-class UsageError extends Error {}
 /** An invalid suite or invalid manifests: exit 2, never a silent pass. */
 class InvalidSuiteError extends Error {}
 
@@ -47,12 +46,8 @@ interface SuiteResult {
 
 export async function runPolicyTests(argv: string[]): Promise<number> {
   try {
-    return await run(argv);
+    return await runCommand('test', HELP, () => parseOptions(argv), run);
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`arbiter test: ${err.message}\n\n${HELP}`);
-      return 2;
-    }
     if (err instanceof InvalidSuiteError) {
       process.stderr.write(`arbiter test: ${err.message}\n`);
       return 2;
@@ -61,12 +56,7 @@ export async function runPolicyTests(argv: string[]): Promise<number> {
   }
 }
 
-async function run(argv: string[]): Promise<number> {
-  const options = parseOptions(argv);
-  if (options === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
+async function run(options: TestOptions): Promise<number> {
   const files = await suiteFiles(options.paths);
   const loaded = (await Promise.all(files.map(loadSuites))).flat();
   const coverage = new RuleCoverageCounter();
@@ -113,24 +103,14 @@ interface TestOptions {
 }
 
 function parseOptions(argv: string[]): TestOptions | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        run: { type: 'string' },
-        output: { type: 'string', short: 'o', default: 'text' },
-        junit: { type: 'string' },
-        coverage: { type: 'boolean', default: false },
-        'min-coverage': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv, {
+    run: { type: 'string' },
+    output: { type: 'string', short: 'o', default: 'text' },
+    junit: { type: 'string' },
+    coverage: { type: 'boolean', default: false },
+    'min-coverage': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
   if (positionals.length === 0) throw new UsageError('name at least one test suite file or folder');
   if (values.output !== 'text' && values.output !== 'json')

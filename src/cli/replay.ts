@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { parseEntryLine } from '../audit/entry-shape.js';
 import { checkManifests, formatFinding } from '../policy-tools/manifest-findings.js';
 import { DecisionReplay, type ReplayReport } from '../policy-tools/replay.js';
 import type { IndexSnapshot } from '../index/index.js';
 import { readLocatedManifests } from '../sources/located-manifests.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const HELP = `Usage: arbiter replay EXPORT.jsonl --manifests DIR [--fail-on-loosen] [-o text|json]
                       [--default-outcome ALLOW|DENY]
@@ -33,24 +33,14 @@ interface ReplayOptions {
   output: 'text' | 'json';
 }
 
-class UsageError extends Error {}
+export function runReplay(argv: string[]): Promise<number> {
+  return runCommand('replay', HELP, () => parseOptions(argv), replay);
+}
 
-export async function runReplay(argv: string[]): Promise<number> {
-  let options: ReplayOptions | 'help';
-  try {
-    options = await parseOptions(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`arbiter replay: ${err.message}\n\n${HELP}`);
-    return 2;
-  }
-  if (options === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
+async function replay(options: ReplayOptions): Promise<number> {
   const snapshot = await configuration(options.manifests);
   if (!snapshot) return 2;
-  const replay = new DecisionReplay(snapshot, options.defaultOutcome);
+  const decisions = new DecisionReplay(snapshot, options.defaultOutcome);
   let unreadable = 0;
   for await (const line of createInterface({
     input: createReadStream(options.exportFile),
@@ -58,10 +48,10 @@ export async function runReplay(argv: string[]): Promise<number> {
   })) {
     if (line.trim() === '') continue;
     const entry = parseEntryLine(line);
-    if (entry.kind === 'entry') replay.add(entry.entry);
+    if (entry.kind === 'entry') decisions.add(entry.entry);
     else unreadable += 1;
   }
-  const report = replay.report();
+  const report = decisions.report();
   process.stdout.write(
     options.output === 'json'
       ? `${JSON.stringify({ ...report, unreadable_lines: unreadable }, null, 2)}\n`
@@ -71,23 +61,13 @@ export async function runReplay(argv: string[]): Promise<number> {
 }
 
 async function parseOptions(argv: string[]): Promise<ReplayOptions | 'help'> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        manifests: { type: 'string', multiple: true },
-        'fail-on-loosen': { type: 'boolean', default: false },
-        'default-outcome': { type: 'string', default: 'ALLOW' },
-        output: { type: 'string', short: 'o', default: 'text' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv, {
+    manifests: { type: 'string', multiple: true },
+    'fail-on-loosen': { type: 'boolean', default: false },
+    'default-outcome': { type: 'string', default: 'ALLOW' },
+    output: { type: 'string', short: 'o', default: 'text' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
   if (positionals.length !== 1) throw new UsageError('name one audit export (JSON Lines)');
   if (!values.manifests?.length) throw new UsageError('--manifests DIR is required');

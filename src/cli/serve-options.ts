@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../model/index.js';
 import { admissionOptions, type AdmissionFlags } from './admission-options.js';
+import { mcpOptions, MCP_HELP, type McpOptions } from './mcp-options.js';
 import { notifyOptions, NOTIFY_HELP, type NotifyOptions } from './notify-options.js';
 import { urlOf } from './url-arg.js';
 import type { AdmissionOptions } from '../admission/admission-settings.js';
@@ -35,6 +36,8 @@ export interface ServeOptions {
   /** Configuration from the cluster's custom resources instead of --manifests. */
   kubernetes: KubernetesOptions | undefined;
   notify: NotifyOptions | undefined;
+  /** The tool proxy's upstream MCP servers. */
+  mcp: McpOptions | undefined;
 }
 
 export interface KubernetesOptions {
@@ -122,6 +125,7 @@ Admission webhooks (cluster mode; served when --admission-service or --admission
                            Kubernetes deletes them with it (the chart's, on helm uninstall)
 
 ${NOTIFY_HELP}
+${MCP_HELP}
   -h, --help               this help
 
 Environment: ARBITER_LOG_LEVEL sets the default of --log-level; POD_NAMESPACE and
@@ -226,6 +230,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'notify-format': { type: 'string' },
       'notify-secret-file': { type: 'string' },
       'notify-retry': { type: 'string' },
+      'mcp-server': { type: 'string', multiple: true },
+      'mcp-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -269,6 +275,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     redis: values.redis ? redisOptions(values.redis, values) : undefined,
     kubernetes: inCluster ? kubernetesOptions(values, env) : refuseAdmissionWithoutCluster(values),
     notify: notifyOptions(values),
+    mcp: mcpOptions(values),
   };
 }
 

@@ -13,7 +13,9 @@ import { LocalClaims, RedisClaims } from '../redis/replica-claims.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
-import { KubernetesRequestDecisions } from '../governance/kubernetes-request-decisions.js';
+import { GovernedToolCalls } from '../mcp/governed-tool-calls.js';
+import { ToolProxy } from '../mcp/tool-proxy.js';
+import { InPathDecisions } from '../governance/in-path-decisions.js';
 import { PendingReviews } from '../governance/pending-reviews.js';
 import { openAdmission } from './admission.js';
 import { loadKubeConfig } from './kube-config.js';
@@ -196,6 +198,33 @@ async function startOnServer(
     notifier.start();
     if (startupBreak) notifier.chainBroken(startupBreak);
   }
+  // Decisions on requests Arbiter stands in the path of: Kubernetes API requests, MCP tool calls.
+  const inPath = new InPathDecisions({
+    index,
+    audit,
+    limiter,
+    settings,
+    clock,
+    recorder: decisions.recorder,
+  });
+  const toolProxy = options.mcp
+    ? new ToolProxy(
+        {
+          tools: new GovernedToolCalls({
+            decisions: inPath,
+            executions: decisions.recorder,
+            clock,
+            index,
+            metrics,
+            logger: logger.child({ component: 'tool-proxy' }),
+          }),
+          index,
+          logger: logger.child({ component: 'tool-proxy' }),
+          clock,
+        },
+        { ...options.mcp, version: VERSION },
+      )
+    : undefined;
   const admission = options.kubernetes?.admission
     ? openAdmission({
         options: options.kubernetes.admission,
@@ -203,14 +232,7 @@ async function startOnServer(
         namespace: options.kubernetes.lease.namespace,
         host: options.host,
         index,
-        decisions: new KubernetesRequestDecisions({
-          index,
-          audit,
-          limiter,
-          settings,
-          clock,
-          recorder: decisions.recorder,
-        }),
+        decisions: inPath,
         ready: () => config.readiness.check().ready,
         isLeader: () => config.isLeader(),
         onLeadership: (listener) => config.onLeadership(listener),
@@ -246,6 +268,7 @@ async function startOnServer(
     version: VERSION,
     metrics,
     shutdown: shuttingDown.signal,
+    ...(toolProxy ? { toolProxy } : {}),
   });
 
   startup.serve(api);
@@ -261,6 +284,9 @@ async function startOnServer(
       shuttingDown.abort();
       clearInterval(verifier);
       logger.info({ reason }, 'shutting down: draining requests');
+      // MCP sessions end now (their event streams would hold the server open); tool calls
+      // in flight finish and record their execution before the audit log closes.
+      const proxyClosed = toolProxy?.close();
       // Keep-alive connections turn idle as their last response goes out: close them as they do.
       const sweeper = setInterval(() => server.closeIdleConnections(), 50);
       const forced = setTimeout(() => server.closeAllConnections(), options.shutdownGraceSeconds * 1000);
@@ -269,6 +295,7 @@ async function startOnServer(
       clearTimeout(forced);
       // Admission answers to the end: the API server keeps calling until this replica is gone.
       await admission?.close();
+      await proxyClosed;
       await expiries.stop();
       await claims.close();
       await notifier?.stop();

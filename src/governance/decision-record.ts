@@ -13,9 +13,22 @@ export interface DecisionData {
   /** ISO 8601; for ESCALATE and REQUIRE_CONFIRMATION, when a pending decision expires. */
   expires_at?: string;
   /** Where the proposal came from; absent means the HTTP API. */
-  source?: 'admission';
+  source?: 'admission' | 'mcp';
   /** The Kubernetes API request an admission decision governs. */
   kubernetes?: KubernetesRequestData;
+  /** The MCP tool call a decision of the tool proxy governs. */
+  mcp?: McpCallData;
+}
+
+/** The MCP tool call behind a decision of the tool proxy (mcp/), as the trail shows it. */
+export interface McpCallData {
+  /** The upstream server's name (`--mcp-server NAME=URL`). */
+  server: string;
+  tool: string;
+  /** The agent's MCP session (Mcp-Session-Id), also the proposal's context.session_id. */
+  session_id: string;
+  /** Identifies "the same call" for an approved retry: actor, tool and arguments. */
+  fingerprint: string;
 }
 
 /** The Kubernetes request behind an admission decision, as the trail shows it. */

@@ -4,7 +4,9 @@ import type { Decision, EngineDecision, Proposal, ShadowDecision } from '../mode
 import type {
   DecisionData,
   DecisionRecord,
+  ExecutionData,
   KubernetesRequestData,
+  McpCallData,
   ReviewAction,
   ReviewData,
 } from './decision-record.js';
@@ -25,6 +27,8 @@ export interface DecisionExtras {
   confirmationOf?: string;
   /** Set when the decision governs a Kubernetes API request (the admission webhook). */
   kubernetes?: KubernetesRequestData;
+  /** Set when the decision governs an MCP tool call (the tool proxy). */
+  mcp?: McpCallData;
 }
 
 /**
@@ -59,9 +63,10 @@ export class DecisionRecorder {
       evaluation: decided.evaluation,
       ...(needsReview(decided) ? { expires_at: this.expiryFrom(now, decided).toISOString() } : {}),
       ...(extras.kubernetes ? { kubernetes: extras.kubernetes } : {}),
+      ...(extras.mcp ? { mcp: extras.mcp } : {}),
       principal,
       request: withCanonicalOrder(proposal),
-      ...(extras.kubernetes ? { source: 'admission' as const } : {}),
+      ...sourceOf(extras),
     };
     const entry = await this.deps.audit.append({
       event_type: 'governance.decision',
@@ -100,6 +105,22 @@ export class DecisionRecorder {
     return new Date(now.getTime() + (ruleTtl ?? this.deps.pendingTtlSeconds) * 1000);
   }
 
+  /**
+   * Records what became of an executable decision (governance.execution); the caller has
+   * checked that it is one and not reported yet.
+   */
+  appendExecution(
+    decision: Pick<AuditEntry, 'actor_id' | 'capability' | 'decision_id'>,
+    data: ExecutionData,
+  ): Promise<AuditEntry> {
+    return this.deps.audit.append({
+      ...linkedTo(decision),
+      event_type: 'governance.execution',
+      timestamp: data.completed_at,
+      data: { ...data },
+    });
+  }
+
   appendReview(record: DecisionRecord, data: ReviewData & { action: ReviewAction }): Promise<AuditEntry> {
     return this.deps.audit.append({
       ...linkedTo(record.entry),
@@ -111,7 +132,7 @@ export class DecisionRecorder {
 }
 
 /** The fields an entry about an existing decision (review, execution) shares with it. */
-export function linkedTo(entry: AuditEntry) {
+export function linkedTo(entry: Pick<AuditEntry, 'actor_id' | 'capability' | 'decision_id'>) {
   return {
     actor_id: entry.actor_id,
     capability: entry.capability,
@@ -121,6 +142,13 @@ export function linkedTo(entry: AuditEntry) {
     policies_evaluated: [],
     policy_matched: null,
   };
+}
+
+/** Where a decision came from, when not from the HTTP API. */
+function sourceOf(extras: DecisionExtras): Pick<DecisionData, 'source'> {
+  if (extras.kubernetes) return { source: 'admission' };
+  if (extras.mcp) return { source: 'mcp' };
+  return {};
 }
 
 function needsReview(decided: EngineDecision): boolean {

@@ -16,7 +16,7 @@ import {
   type ShadowDecision,
 } from '../model/index.js';
 import { foldDecision, type DecisionRecord, type ExecutionData, type ReviewData } from './decision-record.js';
-import { DecisionRecorder, linkedTo } from './decision-recorder.js';
+import { DecisionRecorder } from './decision-recorder.js';
 
 export interface DecisionServiceDeps {
   index: { current(): IndexSnapshot };
@@ -117,11 +117,11 @@ export class DecisionService {
     // (recordExpiry), so that it is written once across replicas.
     if (record.status !== 'pending')
       throw new ArbiterError('CONFLICT', `decision ${decisionId} is already ${record.status}`);
-    // An admission decision is used by retrying the same Kubernetes request, not by a token.
+    // An admission or tool-proxy decision is used by retrying the same request, not by a token.
     const issueToken =
       action === 'approve' &&
       record.decision.outcome === 'REQUIRE_CONFIRMATION' &&
-      record.data.source !== 'admission';
+      record.data.source === undefined;
     const token = issueToken
       ? `${TOKEN_PREFIX}${decisionId}.${randomBytes(24).toString('base64url')}`
       : undefined;
@@ -156,14 +156,8 @@ export class DecisionService {
       throw new ArbiterError('CONFLICT', `decision ${decisionId} was not allowed; nothing may be executed`);
     if (record.execution)
       throw new ArbiterError('CONFLICT', `execution of decision ${decisionId} was already reported`);
-    const now = this.deps.clock();
-    const data: ExecutionData = { ...report, completed_at: now.toISOString(), reporter };
-    await this.deps.audit.append({
-      ...linkedTo(record.entry),
-      event_type: 'governance.execution',
-      timestamp: now.toISOString(),
-      data: { ...data },
-    });
+    const data: ExecutionData = { ...report, completed_at: this.deps.clock().toISOString(), reporter };
+    await this.recorder.appendExecution(record.entry, data);
     return this.get(decisionId);
   }
 

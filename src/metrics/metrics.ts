@@ -157,6 +157,21 @@ export class Metrics {
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],
   });
+  readonly mcpToolCalls = new Counter({
+    name: 'arbiter_mcp_tool_calls_total',
+    help:
+      'MCP tool calls through the tool proxy, by upstream server and result ' +
+      '(completed, failed: forwarded; denied, pending: not forwarded; error: no decision could be recorded)',
+    labelNames: ['server', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly mcpUpstreamSeconds = new Histogram({
+    name: 'arbiter_mcp_upstream_duration_seconds',
+    help: 'Time an upstream MCP server took to answer a forwarded tool call',
+    labelNames: ['server'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5, 10, 30],
+    registers: [this.registry],
+  });
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true)

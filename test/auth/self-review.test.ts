@@ -7,7 +7,7 @@ import { kubernetesPrincipal, proposerNames, type Principal } from '../../src/au
 import { MemoryRateLimiter, resolveEngineSettings } from '../../src/engine/index.js';
 import { capability, grant, policy, proposal } from '../../src/engine/test-fixtures.js';
 import { DecisionService, type Reviewer } from '../../src/governance/decision-service.js';
-import { KubernetesRequestDecisions } from '../../src/governance/kubernetes-request-decisions.js';
+import { InPathDecisions, kubernetesInPathRequest } from '../../src/governance/in-path-decisions.js';
 import { buildIndex } from '../../src/index/index.js';
 
 /**
@@ -39,7 +39,7 @@ const reviewerOf = (principal: Principal): Reviewer => ({
 let log: FileAuditLog;
 let cleanup: () => Promise<void>;
 let service: DecisionService;
-let admission: KubernetesRequestDecisions;
+let admission: InPathDecisions;
 
 beforeEach(async () => {
   const temp = await tempDir();
@@ -53,7 +53,7 @@ beforeEach(async () => {
     clock: () => new Date('2026-11-23T12:00:00Z'),
   };
   service = new DecisionService({ ...deps, pendingTtlSeconds: 600 });
-  admission = new KubernetesRequestDecisions({ ...deps, recorder: service.recorder });
+  admission = new InPathDecisions({ ...deps, recorder: service.recorder });
 });
 afterEach(async () => {
   await log.close();
@@ -86,16 +86,10 @@ describe('a reviewer may not approve what they proposed', () => {
 
   it('a Kubernetes user whose request the admission webhook escalated', async () => {
     const request = configMapRequest();
-    const verdict = await admission.decide({
-      proposal: proposalOf(request, {
-        username: PLANNER,
-        actorId: 'agent-7',
-        actorType: undefined,
-        source: 'agent-7',
-      }),
-      request: requestDataOf(request),
-      dryRun: false,
-    });
+    const binding = { username: PLANNER, actorId: 'agent-7', actorType: undefined, source: 'agent-7' };
+    const verdict = await admission.decide(
+      kubernetesInPathRequest(proposalOf(request, binding), requestDataOf(request), false),
+    );
     expect(verdict.outcome).toBe('ESCALATE');
     const id = verdict.decisionId!;
     const planner = reviewerOf(kubernetesPrincipal(plannerUser, undefined));

@@ -265,6 +265,28 @@ describe('the chart renders', () => {
     expect(quiet.notify).toBeUndefined();
   });
 
+  it('with upstream MCP servers for the tool proxy, as arbiter serve reads them', async () => {
+    const chart = await renderChart({
+      values: {
+        mcp: {
+          servers: [
+            { name: 'notes', url: 'http://notes-mcp.tools.svc:3001/mcp' },
+            { name: 'git-hub', url: 'https://mcp.example.com/github' },
+          ],
+          timeoutSeconds: 12,
+        },
+      },
+    });
+    expect(serveOptions(chart).mcp).toEqual({
+      upstreams: [
+        { name: 'notes', url: new URL('http://notes-mcp.tools.svc:3001/mcp') },
+        { name: 'git-hub', url: new URL('https://mcp.example.com/github') },
+      ],
+      timeoutMs: 12_000,
+    });
+    expect(serveOptions(await renderChart({ values: VALUE_SETS.defaults })).mcp).toBeUndefined();
+  });
+
   it('with a rediss:// URL, keys in values and strict decision settings, as arbiter serve reads them', async () => {
     const chart = await renderChart({
       values: VALUE_SETS['rediss URL, keys in values, strict decisions, three replicas'],

@@ -41,6 +41,7 @@ export function decisionView(record: DecisionRecord) {
       principal: record.data.principal,
       source: record.data.source ?? 'api',
       kubernetes: record.data.kubernetes ?? null,
+      mcp: record.data.mcp ?? null,
       policy_matched: record.data.evaluation.policy_matched,
       reviews: record.reviews.map((r) => ({
         action: r.data.action,

@@ -77,6 +77,16 @@ export const REJECTED_VALUE_SETS: { name: string; values: Record<string, unknown
     path: '/audit/signing/witnesses/0/vkey',
   },
   { name: 'replicas as a string', values: { replicas: 'two' }, path: '/replicas' },
+  {
+    name: 'an MCP server name the tool proxy cannot serve',
+    values: { mcp: { servers: [{ name: 'Notes', url: 'http://notes:3001/mcp' }] } },
+    path: '/mcp/servers/0/name',
+  },
+  {
+    name: 'an MCP server without its URL',
+    values: { mcp: { servers: [{ name: 'notes' }] } },
+    path: '/mcp/servers/0',
+  },
   { name: 'risk threshold above 1', values: { risk: { threshold: 1.5 } }, path: '/risk/threshold' },
   { name: 'unknown default outcome', values: { defaultOutcome: 'MAYBE' }, path: '/defaultOutcome' },
   { name: 'unknown log level', values: { logLevel: 'verbose' }, path: '/logLevel' },

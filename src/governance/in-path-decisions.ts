@@ -7,10 +7,16 @@ import {
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { EngineDecision, Outcome, Proposal } from '../model/index.js';
-import { foldDecision, type DecisionRecord, type KubernetesRequestData } from './decision-record.js';
+import {
+  foldDecision,
+  type DecisionData,
+  type DecisionRecord,
+  type KubernetesRequestData,
+  type McpCallData,
+} from './decision-record.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 
-export interface KubernetesRequestDecisionsDeps {
+export interface InPathDecisionsDeps {
   index: { current(): IndexSnapshot };
   audit: AuditLog;
   limiter: RateLimiter;
@@ -19,15 +25,31 @@ export interface KubernetesRequestDecisionsDeps {
   recorder: DecisionRecorder;
 }
 
-/** A Kubernetes API request of a bound identity, translated (see admission/kubernetes-request.ts). */
-export interface KubernetesRequestProposal {
+/**
+ * A request Arbiter stands in the path of, translated into a proposal: a Kubernetes API
+ * request of a bound identity (admission/kubernetes-request.ts) or an agent's MCP tool
+ * call (mcp/).
+ */
+export interface InPathRequest {
   proposal: Proposal;
-  request: KubernetesRequestData;
+  /** Who made the request, recorded as the decision's principal. */
+  principal: string;
+  /** What the decision records of the request: exactly one of the two. */
+  recorded: { kubernetes: KubernetesRequestData } | { mcp: McpCallData };
   /** `--dry-run=server`: the same answer, but nothing recorded, used or counted. */
   dryRun: boolean;
 }
 
-export interface KubernetesVerdict {
+/** A Kubernetes API request as an in-path request, made by its authenticated user. */
+export function kubernetesInPathRequest(
+  proposal: Proposal,
+  request: KubernetesRequestData,
+  dryRun: boolean,
+): InPathRequest {
+  return { proposal, principal: `kubernetes:${request.username}`, recorded: { kubernetes: request }, dryRun };
+}
+
+export interface InPathVerdict {
   outcome: Outcome;
   reason: string;
   /** The recorded decision; undefined for a dry run, which records nothing. */
@@ -46,19 +68,19 @@ const APPROVAL_SEARCH_LIMIT = 200;
 const PENDING: ReadonlySet<Outcome> = new Set(['ESCALATE', 'REQUIRE_CONFIRMATION']);
 
 /**
- * Decides the Kubernetes API requests of identities bound to actors with the same engine,
- * index and audit log as proposals. An ESCALATE or REQUIRE_CONFIRMATION decision that a
- * reviewer approved lets the same request (same identity, same ask) through once more
- * while it is within its pending TTL; that use is audited and a further try is decided anew.
+ * Decides the requests Arbiter stands in the path of with the same engine, index and audit
+ * log as proposals. An ESCALATE or REQUIRE_CONFIRMATION decision that a reviewer approved
+ * lets the same request (same identity, same ask) through once more while it is within its
+ * pending TTL; that use is audited and a further try is decided anew.
  */
-export class KubernetesRequestDecisions {
+export class InPathDecisions {
   /** Approvals being used in this process, so two concurrent retries cannot both use one. */
   private readonly using = new Set<string>();
 
-  constructor(private readonly deps: KubernetesRequestDecisionsDeps) {}
+  constructor(private readonly deps: InPathDecisionsDeps) {}
 
-  async decide(input: KubernetesRequestProposal): Promise<KubernetesVerdict> {
-    const { proposal, request, dryRun } = input;
+  async decide(input: InPathRequest): Promise<InPathVerdict> {
+    const { proposal, dryRun } = input;
     const now = this.deps.clock();
     const preliminary = evaluateProposal(this.deps.index.current(), proposal, now, this.deps.settings);
     const { limiter } = this.deps;
@@ -69,7 +91,9 @@ export class KubernetesRequestDecisions {
     const admission = limit ? await (dryRun ? limiter.peek(limit, at) : limiter.admit(limit, at)) : true;
     const decided = completeDecision(preliminary, admission);
     if (!PENDING.has(decided.outcome)) return this.finish(input, decided, now);
-    const approval = await this.usableApproval(proposal, request, decided.outcome, now);
+    const fingerprint =
+      'kubernetes' in input.recorded ? input.recorded.kubernetes.fingerprint : input.recorded.mcp.fingerprint;
+    const approval = await this.usableApproval(proposal, fingerprint, decided.outcome, now);
     if (!approval) return this.finish(input, decided, now);
     if (dryRun)
       return verdict(approved(decided, approval), undefined, undefined, approval.decision.decision_id);
@@ -79,7 +103,7 @@ export class KubernetesRequestDecisions {
     try {
       await this.deps.recorder.appendReview(approval, {
         action: 'confirmation_used',
-        reviewer: principalOf(request),
+        reviewer: input.principal,
       });
       return await this.finish(input, approved(decided, approval), now, key);
     } finally {
@@ -88,23 +112,20 @@ export class KubernetesRequestDecisions {
   }
 
   private async finish(
-    input: KubernetesRequestProposal,
+    input: InPathRequest,
     decided: EngineDecision,
     now: Date,
     approvalOf?: string,
-  ): Promise<KubernetesVerdict> {
+  ): Promise<InPathVerdict> {
     const pending = PENDING.has(decided.outcome);
     if (input.dryRun) {
       const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
       return verdict(decided, undefined, expiresAt, approvalOf);
     }
-    const decision = await this.deps.recorder.record(
-      input.proposal,
-      decided,
-      principalOf(input.request),
-      now,
-      { kubernetes: input.request, ...(approvalOf ? { confirmationOf: approvalOf } : {}) },
-    );
+    const decision = await this.deps.recorder.record(input.proposal, decided, input.principal, now, {
+      ...input.recorded,
+      ...(approvalOf ? { confirmationOf: approvalOf } : {}),
+    });
     const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
     return verdict(decided, decision.decision_id, expiresAt, approvalOf);
   }
@@ -115,7 +136,7 @@ export class KubernetesRequestDecisions {
    */
   private async usableApproval(
     proposal: Proposal,
-    request: KubernetesRequestData,
+    fingerprint: string,
     outcome: Outcome,
     now: Date,
   ): Promise<DecisionRecord | undefined> {
@@ -130,8 +151,7 @@ export class KubernetesRequestDecisions {
       limit: APPROVAL_SEARCH_LIMIT,
     });
     for (const entry of page.entries) {
-      const data = entry.data as { kubernetes?: KubernetesRequestData };
-      if (data.kubernetes?.fingerprint !== request.fingerprint) continue;
+      if (fingerprintOf(entry.data) !== fingerprint) continue;
       if (!entry.outcome || !covering.includes(entry.outcome) || !entry.decision_id) continue;
       const record = foldDecision(await this.deps.audit.byDecision(entry.decision_id), now);
       if (record && isUsable(record, now)) return record;
@@ -140,9 +160,9 @@ export class KubernetesRequestDecisions {
   }
 }
 
-/** Who proposed, in the decision's principal field: the Kubernetes user, not an API key. */
-function principalOf(request: KubernetesRequestData): string {
-  return `kubernetes:${request.username}`;
+/** What identifies "the same request" of a recorded decision, whichever path it came by. */
+function fingerprintOf(recorded: Partial<DecisionData>): string | undefined {
+  return recorded.kubernetes?.fingerprint ?? recorded.mcp?.fingerprint;
 }
 
 function isUsable(record: DecisionRecord, now: Date): boolean {
@@ -169,7 +189,7 @@ function verdict(
   decisionId: string | undefined,
   expiresAt: string | undefined,
   approvalOf: string | undefined,
-): KubernetesVerdict {
+): InPathVerdict {
   return {
     outcome: decided.outcome,
     reason: decided.reason,

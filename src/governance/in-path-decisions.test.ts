@@ -10,7 +10,7 @@ import { capability, grant, policy } from '../engine/test-fixtures.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
 import type { ActorGrantObject, GrantConstraints, Outcome } from '../model/index.js';
 import { DecisionService } from './decision-service.js';
-import { KubernetesRequestDecisions } from './kubernetes-request-decisions.js';
+import { InPathDecisions, kubernetesInPathRequest } from './in-path-decisions.js';
 
 function boundGrant(grants: Array<{ capability: string; constraints?: GrantConstraints }>): ActorGrantObject {
   const object = grant('agent-7', 'agent-7', grants);
@@ -49,7 +49,7 @@ const WORLD = worldWhere('ESCALATE', 'REQUIRE_CONFIRMATION');
 let now = new Date('2026-11-23T12:00:00Z');
 let log: FileAuditLog;
 let cleanup: () => Promise<void>;
-let decisions: KubernetesRequestDecisions;
+let decisions: InPathDecisions;
 let service: DecisionService;
 
 function setUp(snapshot: IndexSnapshot = WORLD, audit: AuditLog = log) {
@@ -58,7 +58,7 @@ function setUp(snapshot: IndexSnapshot = WORLD, audit: AuditLog = log) {
   const settings = resolveEngineSettings();
   const clock = () => now;
   service = new DecisionService({ index, audit, limiter, settings, clock, pendingTtlSeconds: 600 });
-  decisions = new KubernetesRequestDecisions({
+  decisions = new InPathDecisions({
     index,
     audit,
     limiter,
@@ -82,11 +82,9 @@ afterEach(async () => {
 
 const binding = { username: PLANNER, actorId: 'agent-7', actorType: undefined, source: 'agent-7' };
 function decide(request: AdmissionRequest) {
-  return decisions.decide({
-    proposal: proposalOf(request, binding),
-    request: requestDataOf(request),
-    dryRun: request.dryRun === true,
-  });
+  return decisions.decide(
+    kubernetesInPathRequest(proposalOf(request, binding), requestDataOf(request), request.dryRun === true),
+  );
 }
 const deleteRequest = (overrides: Partial<AdmissionRequest> = {}) =>
   configMapRequest({ operation: 'DELETE', object: null, ...overrides });
@@ -95,7 +93,7 @@ async function entries() {
   return (await log.query({ order: 'asc', limit: 200 })).entries;
 }
 
-describe('KubernetesRequestDecisions', () => {
+describe('InPathDecisions, for Kubernetes API requests', () => {
   it('records an allowed request with the Kubernetes request in its trail', async () => {
     const verdict = await decide(configMapRequest());
     expect(verdict).toMatchObject({ outcome: 'ALLOW', expiresAt: undefined, warnings: [] });
@@ -145,11 +143,9 @@ describe('KubernetesRequestDecisions', () => {
     await service.review(first.decisionId!, 'approve', 'reviewer-key');
     expect((await decide(deleteRequest({ name: 'other' }))).outcome).toBe('ESCALATE');
     const otherUser = deleteRequest({ userInfo: { username: 'system:serviceaccount:agents:other' } });
-    const otherDecision = await decisions.decide({
-      proposal: proposalOf(otherUser, binding),
-      request: requestDataOf(otherUser),
-      dryRun: false,
-    });
+    const otherDecision = await decisions.decide(
+      kubernetesInPathRequest(proposalOf(otherUser, binding), requestDataOf(otherUser), false),
+    );
     expect(otherDecision.outcome).toBe('ESCALATE');
     now = new Date('2026-11-23T12:10:00Z'); // the pending TTL (600 s) has run out
     expect((await decide(deleteRequest())).outcome).toBe('ESCALATE');

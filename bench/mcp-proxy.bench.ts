@@ -1,0 +1,109 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { NotesServer } from '../examples/mcp/notes-server.mjs';
+import { startRedisServer } from '../test/env/redis-server.js';
+import { REPO, startArbiter } from './support/processes.js';
+import { percentile, type Report } from './support/report.js';
+import type { BenchSettings } from './support/settings.js';
+
+/** The example server's module, from the repository (tsc does not copy .mjs into the bench build). */
+async function notesModule(): Promise<{ startNotesServer(): Promise<NotesServer> }> {
+  return import(pathToFileURL(join(REPO, 'examples/mcp/notes-server.mjs')).href) as Promise<{
+    startNotesServer(): Promise<NotesServer>;
+  }>;
+}
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'bench-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** Sequential calls of one read-only tool; the latency of each in ms. */
+async function callLatencies(client: Client, count: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    const result = await client.callTool({ name: 'list_notes', arguments: {} });
+    ms.push(performance.now() - t0);
+    if (result.isError)
+      throw new Error(`mcp-proxy bench: list_notes failed: ${JSON.stringify(result.content)}`);
+  }
+  return ms;
+}
+
+/**
+ * 13. The tool proxy: an MCP tool call through Arbiter (authentication, the decision, its
+ * audit entry, forwarding, the execution entry) against the same call made directly to
+ * the upstream MCP server, both with the MCP SDK's client, one call at a time; with the
+ * embedded file audit (two fsyncs per call) and with Redis.
+ */
+export async function mcpProxyBench(report: Report, settings: BenchSettings): Promise<void> {
+  const notes = await (await notesModule()).startNotesServer();
+  const manifests = await mkdtemp(join(tmpdir(), 'arbiter-bench-mcp-'));
+  await cp(join(REPO, 'examples/mcp/manifests'), manifests, { recursive: true });
+  const redis = await startRedisServer({ appendfsync: 'everysec' });
+  try {
+    await throughArbiter(report, settings, notes, manifests, 'file audit', {});
+    await throughArbiter(report, settings, notes, manifests, 'Redis audit', { redisUrl: redis.url });
+  } finally {
+    await redis.dispose();
+    await notes.close();
+    await rm(manifests, { recursive: true, force: true });
+  }
+}
+
+async function throughArbiter(
+  report: Report,
+  settings: BenchSettings,
+  notes: NotesServer,
+  manifests: string,
+  label: string,
+  options: { redisUrl?: string },
+): Promise<void> {
+  const count = settings.quick ? 200 : 2_000;
+  const arbiter = await startArbiter({
+    manifests,
+    ...options,
+    extraArgs: ['--mcp-server', `notes=${notes.url}`],
+  });
+  try {
+    const direct = await connect(notes.url);
+    const proxied = await connect(`${arbiter.url}/mcp/notes`, { Authorization: 'Bearer dev-agent-key' });
+    // Warm both paths, then interleave rounds so that drift hits both alike.
+    await callLatencies(direct, count / 10);
+    await callLatencies(proxied, count / 10);
+    const through: number[] = [];
+    const straight: number[] = [];
+    const rounds = 5;
+    for (let round = 0; round < rounds; round++) {
+      straight.push(...(await callLatencies(direct, count / rounds)));
+      through.push(...(await callLatencies(proxied, count / rounds)));
+    }
+    await direct.close();
+    await proxied.close();
+    const [a, b] = [through, straight].map((ms) => [...ms].sort((x, y) => x - y));
+    for (const p of [50, 99]) {
+      report.add({
+        benchmark: 'mcp-proxy',
+        metric: `tools/call p${p} through Arbiter, ${label} (${count} sequential calls; baseline: the upstream directly)`,
+        arbiter: percentile(a!, p),
+        baseline: percentile(b!, p),
+        unit: 'ms',
+        higherIsBetter: false,
+      });
+    }
+    report.add({
+      benchmark: 'mcp-proxy',
+      metric: `added per call, p50, ${label} (decision, two audit entries, one more hop)`,
+      arbiter: percentile(a!, 50) - percentile(b!, 50),
+      unit: 'ms',
+    });
+  } finally {
+    await arbiter.stop();
+  }
+}

@@ -1,0 +1,168 @@
+import { hash } from 'node:crypto';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { canonicalJson } from '../audit/chain.js';
+import type { DecisionRecorder } from '../governance/decision-recorder.js';
+import type { InPathDecisions, InPathVerdict } from '../governance/in-path-decisions.js';
+import type { IndexSnapshot } from '../index/index.js';
+import type { Metrics } from '../metrics/index.js';
+import type { ActorType } from '../model/index.js';
+import { failureText } from './failure-text.js';
+import { bounded, summariseToolResult } from './result-summary.js';
+import { capabilityForTool } from './tool-capability.js';
+import type { UpstreamSession } from './upstream-session.js';
+
+/** The agent behind an MCP session: who authenticated, and the actor it acts as. */
+export interface AgentSession {
+  /** The principal's name (API key or Kubernetes identity), recorded as the proposer. */
+  principal: string;
+  actor: { id: string; type: ActorType };
+  /** Mcp-Session-Id of the agent's session with Arbiter. */
+  sessionId: string;
+}
+
+export interface GovernedToolCallsDeps {
+  decisions: InPathDecisions;
+  /** Records the executions of the calls it forwarded (DecisionService.recorder). */
+  executions: Pick<DecisionRecorder, 'appendExecution'>;
+  clock: () => Date;
+  index: { current(): IndexSnapshot };
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Who the execution entries of the tool proxy name as reporter. */
+export const TOOL_PROXY_REPORTER = 'tool-proxy';
+
+/** _meta keys of a tool result that name Arbiter's decision (MCP's reverse-DNS prefix). */
+export const DECISION_META = 'dev.arbiter/decision_id';
+export const OUTCOME_META = 'dev.arbiter/outcome';
+
+/**
+ * Governs the tool calls of agents' MCP sessions: each call is proposed as capability
+ * mcp.<server>.<tool> of the agent's actor, and forwarded upstream only when ALLOWed; what
+ * the upstream then did is recorded as the decision's execution, measured here.
+ */
+export class GovernedToolCalls {
+  constructor(private readonly deps: GovernedToolCallsDeps) {}
+
+  /** The upstream's tools the actor may call now: capability registered and granted. */
+  async list(agent: AgentSession, upstream: UpstreamSession): Promise<Tool[]> {
+    const tools = await upstream.listTools();
+    const snapshot = this.deps.index.current();
+    return tools.filter((tool) => {
+      const capability = capabilityForTool(upstream.upstream.name, tool.name);
+      if (!capability || !snapshot.capability(capability)) return false;
+      return snapshot
+        .grantsFor(agent.actor.id, capability)
+        .some((grant) => grant.actorType === undefined || grant.actorType === agent.actor.type);
+    });
+  }
+
+  async call(
+    agent: AgentSession,
+    upstream: UpstreamSession,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Promise<CallToolResult> {
+    const server = upstream.upstream.name;
+    const capability = capabilityForTool(server, tool);
+    if (!capability) {
+      this.deps.metrics.mcpToolCalls.inc({ server, result: 'denied' });
+      return toolError(`the tool name "${tool}" cannot be governed: its capability name would be too long`);
+    }
+    const verdict = await this.decide(agent, server, tool, capability, args);
+    const meta = { [DECISION_META]: verdict.decisionId!, [OUTCOME_META]: verdict.outcome };
+    if (verdict.outcome === 'DENY') {
+      this.deps.metrics.mcpToolCalls.inc({ server, result: 'denied' });
+      return toolError(`Arbiter denied this call: ${verdict.reason} (decision ${verdict.decisionId})`, meta);
+    }
+    if (verdict.outcome !== 'ALLOW') {
+      this.deps.metrics.mcpToolCalls.inc({ server, result: 'pending' });
+      return toolError(
+        `This call waits for review (${verdict.outcome}: ${verdict.reason}; decision ${verdict.decisionId}). ` +
+          `Once a reviewer approves it, make the same call with the same arguments again before ${verdict.expiresAt}.`,
+        meta,
+      );
+    }
+    const decision = { actor_id: agent.actor.id, capability, decision_id: verdict.decisionId! };
+    const result = await this.forward(upstream, tool, args, decision);
+    return { ...result, _meta: { ...result._meta, ...meta } };
+  }
+
+  private async decide(
+    agent: AgentSession,
+    server: string,
+    tool: string,
+    capability: string,
+    args: Record<string, unknown>,
+  ): Promise<InPathVerdict> {
+    const fingerprint = hash(
+      'sha256',
+      canonicalJson({ actor: agent.actor.id, arguments: args, server, tool }),
+      'hex',
+    );
+    try {
+      return await this.deps.decisions.decide({
+        proposal: {
+          actor: agent.actor,
+          action: { capability, parameters: args },
+          context: { session_id: agent.sessionId },
+        },
+        principal: agent.principal,
+        recorded: { mcp: { fingerprint, server, session_id: agent.sessionId, tool } },
+        dryRun: false,
+      });
+    } catch (err) {
+      // No recorded decision, no call: fail closed.
+      this.deps.metrics.mcpToolCalls.inc({ server, result: 'error' });
+      throw err;
+    }
+  }
+
+  /** Calls the upstream and records what happened as the decision's execution. */
+  private async forward(
+    upstream: UpstreamSession,
+    tool: string,
+    args: Record<string, unknown>,
+    decision: { actor_id: string; capability: string; decision_id: string },
+  ): Promise<CallToolResult> {
+    const server = upstream.upstream.name;
+    const started = performance.now();
+    let result: CallToolResult;
+    let summary: string;
+    try {
+      result = await upstream.callTool(tool, args);
+      summary = summariseToolResult(result);
+    } catch (err) {
+      const message = `the upstream MCP server "${server}" failed: ${failureText(err)}`;
+      result = toolError(message);
+      summary = bounded(message);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const status = result.isError ? 'failed' : 'completed';
+    this.deps.metrics.mcpUpstreamSeconds.observe({ server }, seconds);
+    this.deps.metrics.mcpToolCalls.inc({ server, result: status });
+    try {
+      // The decision was just recorded as ALLOW in this call: executable, and not yet executed.
+      await this.deps.executions.appendExecution(decision, {
+        status,
+        result_summary: summary,
+        duration_ms: Math.round(seconds * 1000),
+        completed_at: this.deps.clock().toISOString(),
+        reporter: TOOL_PROXY_REPORTER,
+      });
+    } catch (err) {
+      // The call has happened: the agent gets its result; the missing record is loud.
+      this.deps.logger.error(
+        { err, decision_id: decision.decision_id, server, tool, status },
+        'the execution of a forwarded tool call could not be recorded',
+      );
+    }
+    return result;
+  }
+}
+
+function toolError(text: string, meta?: Record<string, string>): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true, ...(meta ? { _meta: meta } : {}) };
+}

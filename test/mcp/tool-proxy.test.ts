@@ -1,0 +1,319 @@
+import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNotesServer, type NotesServer } from '../../examples/mcp/notes-server.mjs';
+import {
+  call,
+  KEYS,
+  REPO,
+  removeDir,
+  startArbiter,
+  type ArbiterProcess,
+} from '../support/arbiter-process.js';
+
+// The agent: the MCP SDK's own client, through Arbiter to the example notes server.
+let notes: NotesServer;
+let silent: Server;
+const silentSockets = new Set<Socket>();
+let arbiter: ArbiterProcess;
+let manifestsDir: string;
+
+/** A server that accepts connections and never answers: the slow upstream. */
+async function startSilentServer(): Promise<Server> {
+  const server = createServer((socket) => {
+    silentSockets.add(socket);
+    socket.on('close', () => silentSockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+/** A port nothing listens on: the upstream that is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** list_notes behind two broken upstreams, granted to agent-001. */
+const BROKEN_UPSTREAMS = ['gone', 'slow']
+  .map(
+    (server) => `apiVersion: governance.arbiter.dev/v1alpha1
+kind: Capability
+metadata: {name: mcp-${server}-list-notes}
+spec: {name: mcp.${server}.list_notes, riskLevel: low, parameterSchema: {type: object}}
+---
+apiVersion: governance.arbiter.dev/v1alpha1
+kind: ActorGrant
+metadata: {name: agent-001-${server}}
+spec:
+  actor: {id: agent-001, type: ai-agent}
+  grants: [{capability: mcp.${server}.list_notes}]
+`,
+  )
+  .join('---\n');
+
+beforeAll(async () => {
+  notes = await startNotesServer();
+  silent = await startSilentServer();
+  manifestsDir = await mkdtemp(join(tmpdir(), 'arbiter-mcp-manifests-'));
+  await cp(join(REPO, 'examples/mcp/manifests'), manifestsDir, { recursive: true });
+  await writeFile(join(manifestsDir, 'broken-upstreams.yaml'), BROKEN_UPSTREAMS);
+  arbiter = await startArbiter({
+    manifestsDir,
+    args: [
+      '--mcp-server',
+      `notes=${notes.url}`,
+      '--mcp-server',
+      `gone=http://127.0.0.1:${await closedPort()}/mcp`,
+      '--mcp-server',
+      `slow=http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`,
+      '--mcp-timeout',
+      '1',
+    ],
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await arbiter?.stop();
+  await notes?.close();
+  for (const socket of silentSockets) socket.destroy();
+  await new Promise((resolve) => silent?.close(resolve));
+  await removeDir(manifestsDir);
+  if (arbiter) await removeDir(arbiter.dataDir);
+});
+
+async function agentSession(
+  server = 'notes',
+  key: string = KEYS.agent,
+  headers: Record<string, string> = {},
+) {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${arbiter.url}/mcp/${server}`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+const textOf = (result: CallToolResult) =>
+  result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+const decisionOf = (result: CallToolResult) => result._meta?.['dev.arbiter/decision_id'] as string;
+
+async function trail(decisionId: string) {
+  const res = await call(arbiter.url, 'GET', `/api/v1/audit/log/${decisionId}`, { key: KEYS.auditor });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe('the MCP tool proxy', () => {
+  it("lists only the tools the agent's actor is granted", async () => {
+    const { client } = await agentSession();
+    try {
+      const { tools } = await client.listTools();
+      // purge_notes is registered but not granted to agent-001.
+      expect(tools.map((t) => t.name).sort()).toEqual(['add_note', 'delete_note', 'list_notes']);
+      expect(tools.find((t) => t.name === 'add_note')?.inputSchema.required).toEqual(['title', 'text']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('forwards an allowed call and records the decision and the execution it measured', async () => {
+    const { client, transport } = await agentSession();
+    try {
+      const before = notes.calls.length;
+      const result = await callTool(client, 'add_note', { title: 'groceries', text: 'milk' });
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toBe('added "groceries"');
+      expect(notes.calls.slice(before)).toEqual([
+        { tool: 'add_note', arguments: { title: 'groceries', text: 'milk' } },
+      ]);
+      const body = await trail(decisionOf(result));
+      expect(body.request).toMatchObject({
+        actor: { id: 'agent-001', type: 'ai-agent' },
+        action: { capability: 'mcp.notes.add_note', parameters: { title: 'groceries', text: 'milk' } },
+        context: { session_id: transport.sessionId },
+      });
+      expect(body.decision.outcome).toBe('ALLOW');
+      expect(body.execution).toMatchObject({ status: 'completed', result_summary: 'added "groceries"' });
+      expect(body.execution.duration_ms).toEqual(expect.any(Number));
+      const decision = await call(arbiter.url, 'GET', `/api/v1/governance/decisions/${decisionOf(result)}`, {
+        key: KEYS.reviewer,
+      });
+      expect(decision.body.audit).toMatchObject({
+        source: 'mcp',
+        principal: 'agent-001',
+        mcp: { server: 'notes', tool: 'add_note', session_id: transport.sessionId },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('never forwards a denied call: a tool error with the reason and the decision', async () => {
+    const { client } = await agentSession();
+    try {
+      const before = notes.calls.length;
+      const denied = await callTool(client, 'add_note', { title: 'private diary', text: 'x' });
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).toMatch(/^Arbiter denied this call: .*notes-guard.*\(decision [0-9a-f-]{36}\)$/);
+      // Not granted, and hidden from the list: still refused when called by name.
+      const ungranted = await callTool(client, 'purge_notes');
+      expect(textOf(ungranted)).toMatch(/denied.*no grant/i);
+      expect(notes.calls.length).toBe(before);
+      expect((await trail(decisionOf(denied))).execution).toBeNull();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('forwards an escalated call once, when the same call comes again after approval', async () => {
+    notes.notes.set('old', 'to delete');
+    const { client } = await agentSession();
+    try {
+      const before = notes.calls.length;
+      const waiting = await callTool(client, 'delete_note', { title: 'old' });
+      expect(waiting.isError).toBe(true);
+      const id = decisionOf(waiting);
+      expect(textOf(waiting)).toContain(`waits for review (ESCALATE`);
+      expect(textOf(waiting)).toContain(id);
+      // Another call (other arguments) is not covered by the approval to come.
+      const approval = await call(arbiter.url, 'POST', `/api/v1/governance/decisions/${id}/approve`, {
+        key: KEYS.reviewer,
+        body: { comment: 'old note, fine' },
+      });
+      expect(approval.status).toBe(200);
+      expect(approval.body.confirmation_token).toBeUndefined();
+      expect(textOf(await callTool(client, 'delete_note', { title: 'other' }))).toContain('waits for review');
+      expect(notes.calls.length).toBe(before);
+      const forwarded = await callTool(client, 'delete_note', { title: 'old' });
+      expect(textOf(forwarded)).toBe('deleted "old"');
+      expect(notes.calls.slice(before)).toEqual([{ tool: 'delete_note', arguments: { title: 'old' } }]);
+      const used = await trail(decisionOf(forwarded));
+      expect(used.decision.reason).toContain(`approved by reviewer (decision ${id})`);
+      expect(used.execution.status).toBe('completed');
+      // Once: the next identical call waits for a review of its own.
+      expect(textOf(await callTool(client, 'delete_note', { title: 'old' }))).toContain('waits for review');
+      expect(notes.calls.length).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('records an upstream error result as a failed execution', async () => {
+    const { client } = await agentSession();
+    try {
+      const before = notes.calls.length;
+      const waiting = await callTool(client, 'delete_note', { title: 'never-was' });
+      await call(arbiter.url, 'POST', `/api/v1/governance/decisions/${decisionOf(waiting)}/approve`, {
+        key: KEYS.reviewer,
+        body: {},
+      });
+      const result = await callTool(client, 'delete_note', { title: 'never-was' });
+      expect(result.isError).toBe(true);
+      expect(notes.calls.length).toBe(before + 1);
+      expect((await trail(decisionOf(result))).execution).toMatchObject({
+        status: 'failed',
+        result_summary: 'no note "never-was"',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([
+    ['gone', /failed: fetch failed \(ECONNREFUSED\)/],
+    ['slow', /failed: .*timed out/i],
+  ])('answers a clear tool error and records failed when the upstream is %s', async (server, message) => {
+    const { client } = await agentSession(server);
+    try {
+      const result = await callTool(client, 'list_notes');
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(new RegExp(`^the upstream MCP server "${server}" ${message.source}`));
+      const { execution } = await trail(decisionOf(result));
+      expect(execution.status).toBe('failed');
+      expect(execution.result_summary).toMatch(message);
+      // Its tool list cannot be read either: an MCP error, not a hang.
+      await expect(client.listTools()).rejects.toThrow(new RegExp(`upstream MCP server "${server}" failed`));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('opens no session without a valid credential, and keeps a session to its own', async () => {
+    await expect(agentSession('notes', 'not-a-key')).rejects.toThrow(/UNAUTHENTICATED/);
+    const bare = await fetch(`${arbiter.url}/mcp/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    expect(bare.status).toBe(401);
+    expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
+    // Another credential cannot use the agent's session.
+    const { client, transport } = await agentSession();
+    try {
+      const stolen = await fetch(`${arbiter.url}/mcp/notes`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${KEYS.admin}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId!,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      expect(stolen.status).toBe(403);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('asks a credential that may act for any actor to name one, and checks it', async () => {
+    // The admin key is bound to no actor.
+    await expect(agentSession('notes', KEYS.admin)).rejects.toThrow(/X-Arbiter-Actor/);
+    await expect(agentSession('notes', KEYS.agent, { 'X-Arbiter-Actor': 'agent-002' })).rejects.toThrow(
+      /may not act for actor agent-002/,
+    );
+    const { client } = await agentSession('notes', KEYS.admin, { 'X-Arbiter-Actor': 'agent-001' });
+    try {
+      expect((await client.listTools()).tools).toHaveLength(3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers 404 with the configured names for an unknown server', async () => {
+    const res = await call(arbiter.url, 'POST', '/mcp/unknown', { key: KEYS.agent, body: {} });
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toBe('no MCP server "unknown" (configured: notes, gone, slow)');
+  });
+
+  // Last: it stops the server the other tests share.
+  it('ends open sessions on SIGTERM: the server exits 0 without waiting out its grace', async () => {
+    const { client } = await agentSession();
+    await callTool(client, 'list_notes');
+    // The SDK client holds a GET event stream open; --shutdown-grace is the default 10 s.
+    const exit = arbiter.stop();
+    const graceOver = new Promise((resolve) => setTimeout(() => resolve('grace over'), 9_000));
+    expect(await Promise.race([exit, graceOver])).toBe(0);
+    await client.close();
+  }, 20_000);
+});
