@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
+import { consoleRoutes } from './console-routes.js';
 import type { ApiDependencies } from './dependencies.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -13,6 +14,7 @@ import { governanceRoutes } from './routes/governance.js';
 import { healthRoutes } from './routes/health.js';
 import { makeGuard } from './handler.js';
 import { jsonBody } from './json-body.js';
+import { whoamiRoutes } from './routes/whoami.js';
 
 /** The HTTP API, built only from injected dependencies. */
 export function createApp(deps: ApiDependencies): Express {
@@ -34,6 +36,8 @@ export function createApp(deps: ApiDependencies): Express {
   app.use('/api/v1', configurationRoutes(deps));
   app.use('/api/v1', auditRoutes(deps));
   app.use('/api/v1', auditProofRoutes(deps));
+  app.use('/api/v1', whoamiRoutes(deps));
+  app.use('/console', consoleRoutes());
   // The tool proxy (mcp/): agents' MCP sessions, with the same credentials as propose.
   if (deps.toolProxy) app.use('/mcp', deps.toolProxy.router(makeGuard(deps)('governance:propose'), jsonBody));
   app.use(notFoundHandler);

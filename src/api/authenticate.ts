@@ -116,6 +116,28 @@ async function permitByRbac(
 }
 
 /**
+ * Bearer authentication and the per-key rate limit, no scope asked: for routes about the
+ * caller itself (whoami). In cluster mode any Kubernetes user is a caller.
+ */
+export function requireCaller(
+  authenticator: Authenticator,
+  limiter: KeyRateLimiter,
+  now: () => number,
+): RequestHandler {
+  return async (req, res, next) => {
+    const setHeader: SetHeader = (name, value) => res.setHeader(name, value);
+    const principal = await identifyCaller(
+      authenticator.rbac ?? authenticator,
+      req.get('authorization'),
+      setHeader,
+    );
+    req.principal = principal;
+    takeRateLimit(principal, limiter, now(), setHeader);
+    next();
+  };
+}
+
+/**
  * Bearer authentication, the scope check (or RBAC's answer) and the per-key rate limit,
  * in that order: an unknown caller learns nothing about scopes, and a rejected one costs
  * no tokens.

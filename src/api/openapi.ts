@@ -28,6 +28,8 @@ type Schema = Record<string, unknown>;
 interface Operation {
   summary: string;
   scope?: string;
+  /** Any valid credential, no scope. */
+  authenticated?: boolean;
   body?: Schema;
   query?: Schema;
   params?: string[];
@@ -55,6 +57,7 @@ function operation(op: Operation) {
     ...(op.scope
       ? { security: [{ bearer: [] }], description: `Requires scope \`${op.scope}\` (or admin).` }
       : {}),
+    ...(op.authenticated ? { security: [{ bearer: [] }], description: 'Any valid credential.' } : {}),
     parameters: [
       ...(op.params ?? []).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       ...queryParameters(op.query),
@@ -90,6 +93,29 @@ export function buildOpenApiDocument(version: string) {
       '/healthz': { get: operation({ summary: 'Liveness', ok: ok({ type: 'object' }) }) },
       '/readyz': {
         get: operation({ summary: 'Readiness with the failing checks', ok: ok({ type: 'object' }) }),
+      },
+      '/api/v1/auth/whoami': {
+        get: operation({
+          summary:
+            'The caller behind the presented credential and the scopes it holds (for a Kubernetes user, with those RBAC grants it)',
+          authenticated: true,
+          ok: ok({
+            type: 'object',
+            required: ['principal', 'scopes', 'actors', 'kubernetes'],
+            properties: {
+              principal: { type: 'string' },
+              scopes: { type: 'array', items: { type: 'string' } },
+              actors: { type: ['array', 'null'], items: { type: 'string' } },
+              kubernetes: {
+                type: ['object', 'null'],
+                properties: {
+                  username: { type: 'string' },
+                  groups: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+          }),
+        }),
       },
       '/api/v1/governance/propose': {
         post: operation({
@@ -254,6 +280,33 @@ export function buildOpenApiDocument(version: string) {
           summary: 'The latest signed checkpoint of the audit tree (C2SP signed note)',
           scope: 'audit:read',
           ok: { status: 200, schema: { type: 'string' }, type: 'text/plain' },
+        }),
+      },
+      '/api/v1/audit/checkpoints': {
+        get: operation({
+          summary:
+            'Retained checkpoints of the audit chain, newest first; signed ones with their cosigned note',
+          scope: 'audit:read',
+          ok: ok({
+            type: 'object',
+            required: ['checkpoints'],
+            properties: {
+              checkpoints: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['seq', 'hash', 'entry_id', 'time', 'note'],
+                  properties: {
+                    seq: { type: 'integer' },
+                    hash: { type: 'string' },
+                    entry_id: { type: 'string' },
+                    time: { type: 'string', format: 'date-time' },
+                    note: { type: ['string', 'null'] },
+                  },
+                },
+              },
+            },
+          }),
         }),
       },
       '/api/v1/audit/proof/{seq}': {

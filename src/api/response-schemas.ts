@@ -49,6 +49,7 @@ export const decisionRecordSchema = {
       properties: {
         status: { type: 'string', enum: ['not_required', 'pending', 'approved', 'denied', 'expired'] },
         expires_at: nullableString,
+        parameters: { type: 'object', description: "The proposed action's parameters." },
         source: {
           type: 'string',
           enum: ['api', 'admission', 'mcp'],

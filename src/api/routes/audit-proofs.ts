@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { cosignedNote } from '../../audit/checkpoint-shape.js';
 import { formatTlogProof } from '../../audit/note/tlog-proof.js';
 import { ArbiterError } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
@@ -32,6 +33,22 @@ function wholeNumber(raw: unknown, name: string, minimum: number): number {
 export function auditProofRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const guard = makeGuard(deps);
+
+  // Every retained checkpoint, newest first: signed ones with their cosigned note.
+  router.get('/audit/checkpoints', guard('audit:read'), async (_req, res) => {
+    const checkpoints = await deps.audit.checkpoints();
+    res.json({
+      checkpoints: checkpoints
+        .map((c) => ({
+          seq: c.seq,
+          hash: c.hash,
+          entry_id: c.entry_id,
+          time: c.time,
+          note: c.note === undefined ? null : cosignedNote({ ...c, note: c.note }),
+        }))
+        .reverse(),
+    });
+  });
 
   router.get('/audit/checkpoint', guard('audit:read'), async (_req, res) => {
     const latest = latestSigned(await signedCheckpoints(deps.audit));

@@ -38,6 +38,8 @@ export function decisionView(record: DecisionRecord) {
       expires_at: record.data.expires_at ?? null,
       actor_id: record.data.request.actor.id,
       capability: record.data.request.action.capability,
+      // What a reviewer weighs: the action's parameters (the trail, under audit:read, has the rest).
+      parameters: record.data.request.action.parameters,
       principal: record.data.principal,
       source: record.data.source ?? 'api',
       kubernetes: record.data.kubernetes ?? null,
