@@ -3,6 +3,7 @@ import { admissionBench } from './admission.bench.js';
 import { appendBoundsBench } from './append-bounds.bench.js';
 import { appendBench } from './append.bench.js';
 import { appendTreeBench } from './append-tree.bench.js';
+import { consoleBench } from './console.bench.js';
 import { indexBuildBench } from './index-build.bench.js';
 import { mcpProxyBench } from './mcp-proxy.bench.js';
 import { proofsBench } from './proofs.bench.js';
@@ -31,6 +32,7 @@ const BENCHES: Record<string, Bench> = {
   reaction: reactionBench,
   recovery: recoveryBench,
   'mcp-proxy': mcpProxyBench,
+  console: consoleBench,
 };
 
 /** Names for several benchmarks at once. `timing`: the wall-clock targets kept out of the tests. */

@@ -100,6 +100,7 @@ main(process.argv.slice(2)).then(
         : String(err);
     process.stderr.write(`arbiter: ${message}\n`);
     if (!(err instanceof ArbiterError)) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
-    process.exitCode = 1;
+    // Exit now: a server that failed half-way through its start may hold open handles.
+    process.exit(1);
   },
 );

@@ -113,7 +113,7 @@ function text(report: ReplayReport, unreadable: number): string {
       `${t.from} -> ${t.to}: ${t.count}${t.loosens ? ' (loosens)' : ''}  ${t.decisionIds.join(' ')}`,
     );
   lines.push(
-    `not replayed: ${report.apart.rateLimited} depended on a rate limit, ${report.apart.reviewed} on a review`,
+    `not replayed: ${report.apart.rateLimited} depended on a rate limit, ${report.apart.reviewed} on a review, ${report.apart.masked} on masked parameters`,
   );
   if (unreadable > 0) lines.push(`${unreadable} line(s) of the export are not audit entries`);
   return `${lines.join('\n')}\n`;

@@ -29,6 +29,8 @@ export interface ServeOptions {
         witnesses: { url: string; vkey: string }[];
       }
     | undefined;
+  /** The HMAC key of masked sensitive parameters, read from this file. */
+  auditMaskKey: string | undefined;
   shutdownGraceSeconds: number;
   verifyIntervalSeconds: number;
   /** Audit to a Redis stream instead of the data directory's file. */
@@ -80,6 +82,10 @@ Options:
                            ("arbiter witness"); repeatable, each with a --witness-vkey
   --witness-vkey VKEY      the witness's verifier key ("arbiter audit keygen --witness"),
                            or a file holding it; pairs with the --witness of its position
+  --audit-mask-key FILE    the secret key of masked parameters: values a capability's
+                           schema marks x-arbiter-sensitive are recorded as
+                           {"masked": "hmac-sha256:<hex>"} (without it: a key made at
+                           start, so masks differ between replicas and restarts)
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
   --verify-interval S      re-verify the whole audit chain every S seconds (default: 300)
   --redis URL              audit to a Redis stream (redis://HOST:PORT/DB); checkpoints
@@ -206,6 +212,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'witness-vkey': { type: 'string', multiple: true },
       'shutdown-grace': { type: 'string' },
       'verify-interval': { type: 'string' },
+      'audit-mask-key': { type: 'string' },
       redis: { type: 'string' },
       'redis-timeout': { type: 'string' },
       'redis-wait-replicas': { type: 'string' },
@@ -270,6 +277,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       seconds: number(values['checkpoint-seconds'], 'checkpoint-seconds', 60, positive),
     },
     auditSigning: auditSigningOptions(values),
+    auditMaskKey: values['audit-mask-key'],
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
     verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
     redis: values.redis ? redisOptions(values.redis, values) : undefined,

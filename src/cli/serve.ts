@@ -15,6 +15,8 @@ import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
 import { GovernedToolCalls } from '../mcp/governed-tool-calls.js';
 import { ToolProxy } from '../mcp/tool-proxy.js';
+import { openParameterMasker } from './mask-key.js';
+import type { ParameterMasker } from '../governance/parameter-masker.js';
 import { InPathDecisions } from '../governance/in-path-decisions.js';
 import { PendingReviews } from '../governance/pending-reviews.js';
 import { openAdmission } from './admission.js';
@@ -48,6 +50,8 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
   await mkdir(options.dataDir, { recursive: true });
   const index = new IndexStore();
   const authenticator = await openAuthenticator(options, logger, index);
+  // Key files are read before anything else opens: a bad one stops the start at once.
+  const masker = await openParameterMasker(options.auditMaskKey, index, logger);
   const metrics = new Metrics();
   // Listen first: while the audit log and the configuration come up, probes and callers
   // get answers (alive, not ready, 503) instead of a closed port.
@@ -69,7 +73,7 @@ export async function startServer(options: ServeOptions, logger: Logger): Promis
     return await startOnServer(
       options,
       logger,
-      { server, port, metrics, authenticator, clock, index },
+      { server, port, metrics, authenticator, clock, index, masker },
       {
         setState: (state) => (startupState = state),
         serve: (app) => (handler = app),
@@ -88,6 +92,7 @@ interface Started {
   authenticator: Awaited<ReturnType<typeof openAuthenticator>>;
   clock: () => Date;
   index: IndexStore;
+  masker: ParameterMasker;
 }
 
 interface Startup {
@@ -98,7 +103,7 @@ interface Startup {
 async function startOnServer(
   options: ServeOptions,
   logger: Logger,
-  { server, port, metrics, authenticator, clock, index }: Started,
+  { server, port, metrics, authenticator, clock, index, masker }: Started,
   startup: Startup,
 ): Promise<RunningServer> {
   // Leadership is known once the configuration backend exists; the audit log asks late.
@@ -157,6 +162,7 @@ async function startOnServer(
     defaultOutcome: options.defaultOutcome,
   });
   const decisions = new DecisionService({
+    masker,
     index,
     audit,
     limiter,

@@ -1,6 +1,7 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { withCanonicalOrder } from '../audit/chain.js';
 import type { Decision, EngineDecision, Proposal, ShadowDecision } from '../model/index.js';
+import type { ParameterMasker } from './parameter-masker.js';
 import type {
   DecisionData,
   DecisionRecord,
@@ -19,6 +20,8 @@ export interface DecisionRecorderDeps {
   newId: () => string;
   /** Told of every recorded decision that a warn- or audit-mode policy would have changed. */
   onShadowDecision?: (shadow: ShadowDecision) => void;
+  /** Masks sensitive parameters in what is recorded; without it nothing is masked. */
+  masker?: Pick<ParameterMasker, 'maskProposal' | 'recordedFingerprint' | 'scrubDecision'>;
 }
 
 /** What a decision records besides the proposal and the engine's verdict. */
@@ -42,13 +45,29 @@ export class DecisionRecorder {
     return this.deps.pendingTtlSeconds;
   }
 
+  /** The proposal as a decision records it: sensitive parameters masked. */
+  recorded(proposal: Proposal): Proposal {
+    return this.deps.masker ? this.deps.masker.maskProposal(proposal) : proposal;
+  }
+
+  /** The decision as recorded and answered: no sensitive value quoted in its messages. */
+  scrubbed(proposal: Proposal, decided: EngineDecision): EngineDecision {
+    return this.deps.masker ? this.deps.masker.scrubDecision(proposal, decided) : decided;
+  }
+
+  /** A request's fingerprint as a decision records it (ParameterMasker.recordedFingerprint). */
+  recordedFingerprint(fingerprint: string, capability: string): string {
+    return this.deps.masker ? this.deps.masker.recordedFingerprint(fingerprint, capability) : fingerprint;
+  }
+
   async record(
     proposal: Proposal,
-    decided: EngineDecision,
+    engineDecision: EngineDecision,
     principal: string,
     now: Date,
     extras: DecisionExtras = {},
   ): Promise<Decision> {
+    const decided = this.scrubbed(proposal, engineDecision);
     const decisionId = this.deps.newId();
     const timestamp = now.toISOString();
     // Members in canonical (sorted) order, so that sealing writes them natively (chain.ts).
@@ -65,7 +84,7 @@ export class DecisionRecorder {
       ...(extras.kubernetes ? { kubernetes: extras.kubernetes } : {}),
       ...(extras.mcp ? { mcp: extras.mcp } : {}),
       principal,
-      request: withCanonicalOrder(proposal),
+      request: withCanonicalOrder(this.recorded(proposal)),
       ...sourceOf(extras),
     };
     const entry = await this.deps.audit.append({

@@ -17,6 +17,7 @@ import {
 } from '../model/index.js';
 import { foldDecision, type DecisionRecord, type ExecutionData, type ReviewData } from './decision-record.js';
 import { DecisionRecorder } from './decision-recorder.js';
+import type { ParameterMasker } from './parameter-masker.js';
 
 export interface DecisionServiceDeps {
   index: { current(): IndexSnapshot };
@@ -29,6 +30,8 @@ export interface DecisionServiceDeps {
   newId?: () => string;
   /** Told of every decision a warn- or audit-mode policy would have changed (metrics). */
   onShadowDecision?: (shadow: ShadowDecision) => void;
+  /** Masks sensitive parameters in what is recorded. */
+  masker?: ParameterMasker;
 }
 
 export interface ReviewResult {
@@ -67,6 +70,7 @@ export class DecisionService {
       pendingTtlSeconds: deps.pendingTtlSeconds,
       newId: deps.newId ?? randomUUID,
       ...(deps.onShadowDecision ? { onShadowDecision: deps.onShadowDecision } : {}),
+      ...(deps.masker ? { masker: deps.masker } : {}),
     });
   }
 
@@ -187,7 +191,8 @@ export class DecisionService {
     if (record.reviews.some((r) => r.data.action === 'confirmation_used')) {
       throw new ArbiterError('CONFLICT', 'context.confirmation_token was already used');
     }
-    if (fingerprint(record.data.request) !== fingerprint(proposal)) throw invalid;
+    // The record holds the proposal masked: compare it with this one masked alike.
+    if (fingerprint(record.data.request) !== fingerprint(this.recorder.recorded(proposal))) throw invalid;
     if (decided.outcome !== 'REQUIRE_CONFIRMATION') return undefined;
     await this.recorder.appendReview(record, { action: 'confirmation_used', reviewer: principal });
     const reason = `confirmed by ${approval.data.reviewer} (decision ${decisionId}); ${decided.reason}`;

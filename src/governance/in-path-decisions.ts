@@ -79,7 +79,8 @@ export class InPathDecisions {
 
   constructor(private readonly deps: InPathDecisionsDeps) {}
 
-  async decide(input: InPathRequest): Promise<InPathVerdict> {
+  async decide(request: InPathRequest): Promise<InPathVerdict> {
+    const input = { ...request, recorded: this.keyed(request) };
     const { proposal, dryRun } = input;
     const now = this.deps.clock();
     const preliminary = evaluateProposal(this.deps.index.current(), proposal, now, this.deps.settings);
@@ -91,8 +92,8 @@ export class InPathDecisions {
     const admission = limit ? await (dryRun ? limiter.peek(limit, at) : limiter.admit(limit, at)) : true;
     const decided = completeDecision(preliminary, admission);
     if (!PENDING.has(decided.outcome)) return this.finish(input, decided, now);
-    const fingerprint =
-      'kubernetes' in input.recorded ? input.recorded.kubernetes.fingerprint : input.recorded.mcp.fingerprint;
+    const { recorded } = input;
+    const fingerprint = 'kubernetes' in recorded ? recorded.kubernetes.fingerprint : recorded.mcp.fingerprint;
     const approval = await this.usableApproval(proposal, fingerprint, decided.outcome, now);
     if (!approval) return this.finish(input, decided, now);
     if (dryRun)
@@ -111,12 +112,23 @@ export class InPathDecisions {
     }
   }
 
+  /** The request's data as recorded: its fingerprint keyed where the parameters are sensitive. */
+  private keyed({ recorded, proposal }: InPathRequest): InPathRequest['recorded'] {
+    const key = (fingerprint: string) =>
+      this.deps.recorder.recordedFingerprint(fingerprint, proposal.action.capability);
+    return 'kubernetes' in recorded
+      ? { kubernetes: { ...recorded.kubernetes, fingerprint: key(recorded.kubernetes.fingerprint) } }
+      : { mcp: { ...recorded.mcp, fingerprint: key(recorded.mcp.fingerprint) } };
+  }
+
   private async finish(
     input: InPathRequest,
-    decided: EngineDecision,
+    engineDecision: EngineDecision,
     now: Date,
     approvalOf?: string,
   ): Promise<InPathVerdict> {
+    // What the requester is told quotes no sensitive value, like what is recorded.
+    const decided = this.deps.recorder.scrubbed(input.proposal, engineDecision);
     const pending = PENDING.has(decided.outcome);
     if (input.dryRun) {
       const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;

@@ -9,6 +9,8 @@ import { DecisionService, type DecisionServiceDeps } from './decision-service.js
 export interface ServiceOnTempLog {
   service: DecisionService;
   log: FileAuditLog;
+  /** The log's folder (audit.jsonl). */
+  dir: string;
   /** Closes the log and removes its folder. */
   close: () => Promise<void>;
 }
@@ -33,6 +35,7 @@ export async function serviceOnTempLog(
   return {
     service,
     log,
+    dir: temp.dir,
     close: async () => {
       await log.close();
       await temp.cleanup();

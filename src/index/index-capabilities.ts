@@ -4,6 +4,7 @@ import { compileParameterSchema, type SchemaCompileResult } from './compile-para
 import type { IndexedCapability } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
 import { olderFirst } from './older-first.js';
+import { sensitiveFieldsOf } from './sensitive-fields.js';
 
 /**
  * Capabilities by spec.name. An invalid parameter schema keeps the object out; of two
@@ -48,6 +49,7 @@ export function indexCapabilities(
       spec: object.spec,
       createdAt: object.metadata.creationTimestamp,
       validateParameters: compiled.validator,
+      sensitive: sensitiveFieldsOf(object.spec.parameterSchema),
     });
   }
   return byName;

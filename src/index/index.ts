@@ -26,4 +26,10 @@ export { CONDITION_VARIABLES } from './condition-identifiers.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
 export { specFingerprint } from './fingerprint.js';
+export {
+  maskSensitive,
+  sensitiveFieldsOf,
+  SENSITIVE_KEYWORD,
+  type SensitiveFields,
+} from './sensitive-fields.js';
 export type { IdentityBinding } from './index-identities.js';

@@ -8,6 +8,7 @@ import type {
   Outcome,
   PolicySpec,
 } from '../model/index.js';
+import type { SensitiveFields } from './sensitive-fields.js';
 import type { CompiledCondition } from './compile-condition.js';
 import type { ParameterValidator } from './compile-parameter-schema.js';
 
@@ -21,6 +22,8 @@ export interface IndexedCapability {
   /** metadata.creationTimestamp (ISO 8601), when the source knows it. */
   readonly createdAt: string | undefined;
   readonly validateParameters: ParameterValidator;
+  /** Where the parameter schema marks values sensitive; undefined when nowhere. */
+  readonly sensitive: SensitiveFields | undefined;
 }
 
 /** One rule of an enabled policy, its condition compiled (null: always matches). */

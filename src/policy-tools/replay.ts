@@ -21,8 +21,11 @@ export interface ReplayReport {
   replayed: number;
   unchanged: number;
   transitions: Transition[];
-  /** Not replayed: their recorded outcome depended on state the export does not replay. */
-  apart: { rateLimited: number; reviewed: number };
+  /**
+   * Not replayed: their recorded outcome depended on state the export does not replay, or
+   * (masked) the configuration reads a parameter the log keeps masked.
+   */
+  apart: { rateLimited: number; reviewed: number; masked: number };
 }
 
 /**
@@ -36,7 +39,7 @@ export class DecisionReplay {
   private replayed = 0;
   private unchanged = 0;
   private readonly transitions = new Map<string, Transition>();
-  private readonly apart = { rateLimited: 0, reviewed: 0 };
+  private readonly apart = { rateLimited: 0, reviewed: 0, masked: 0 };
 
   constructor(
     private readonly snapshot: IndexSnapshot,
@@ -58,8 +61,18 @@ export class DecisionReplay {
       riskThreshold: data.evaluation.risk_threshold,
       defaultOutcome: this.defaultOutcome,
     });
+    const masked = maskedPaths(data.request.action.parameters);
+    if (masked.length > 0 && this.readsMasked(data.request.action.capability, masked)) {
+      this.apart.masked += 1;
+      return;
+    }
     const now = new Date(data.decision.timestamp ?? entry.timestamp);
     const decided = completeDecision(evaluateProposal(this.snapshot, data.request, now, settings), true);
+    // A masked value fails the schema of the real one: that is no finding of the replay.
+    if (decided.evaluation.capability_check === 'invalid_parameters' && mentionsAny(decided.reason, masked)) {
+      this.apart.masked += 1;
+      return;
+    }
     this.replayed += 1;
     if (decided.outcome === entry.outcome) {
       this.unchanged += 1;
@@ -75,6 +88,13 @@ export class DecisionReplay {
     return { replayed: this.replayed, unchanged: this.unchanged, transitions, apart: { ...this.apart } };
   }
 
+  /** Whether a rule of the capability has a condition that may read one of the masked fields. */
+  private readsMasked(capability: string, masked: readonly string[]): boolean {
+    return this.snapshot
+      .rulesFor(capability)
+      .some((rule) => rule.condition !== null && mentionsAny(rule.condition.source, masked));
+  }
+
   private note(from: Outcome, to: Outcome, decisionId: string): void {
     const id = `${from} -> ${to}`;
     const transition = this.transitions.get(id) ?? {
@@ -88,6 +108,37 @@ export class DecisionReplay {
     if (transition.decisionIds.length < LISTED_IDS) transition.decisionIds.push(decisionId);
     this.transitions.set(id, transition);
   }
+}
+
+/** The paths (a.b[0].c) of the values recorded masked ({"masked": "..."}), outermost first. */
+export function maskedPaths(value: unknown, path = ''): string[] {
+  if (isMasked(value)) return [path];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, member]) =>
+    maskedPaths(member, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key),
+  );
+}
+
+function isMasked(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'masked' && typeof (value as { masked: unknown }).masked === 'string';
+}
+
+/**
+ * Whether a text (a condition, a validation message) names a masked field: by the first
+ * name of its path, so `parameters.login.user` counts for a masked `login.password` (the
+ * safe side: such a decision is not replayed rather than replayed wrong).
+ */
+function mentionsAny(text: string, paths: readonly string[]): boolean {
+  return paths.some((path) => {
+    const first = /^[^.[]+/.exec(path)?.[0];
+    return first !== undefined && new RegExp(`\\b${escapeRegExp(first)}\\b`).test(text);
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Over the limit then, or allowed under a limited grant: the counter decided or could have. */

@@ -265,6 +265,20 @@ describe('the chart renders', () => {
     expect(quiet.notify).toBeUndefined();
   });
 
+  it('with a mask key Secret for sensitive parameters, as arbiter serve reads it', async () => {
+    const chart = await renderChart({
+      values: { audit: { maskKey: { existingSecret: 'arbiter-audit-mask', secretKey: 'key' } } },
+    });
+    const options = serveOptions(chart);
+    expect(options.auditMaskKey).toBe('/etc/arbiter/audit-mask/key');
+    expect(volumeMountFor(chart, options.auditMaskKey!).volume.secret).toEqual({
+      secretName: 'arbiter-audit-mask',
+      defaultMode: 0o400,
+      items: [{ key: 'key', path: 'key' }],
+    });
+    expect(serveOptions(await renderChart({ values: VALUE_SETS.defaults })).auditMaskKey).toBeUndefined();
+  });
+
   it('with upstream MCP servers for the tool proxy, as arbiter serve reads them', async () => {
     const chart = await renderChart({
       values: {

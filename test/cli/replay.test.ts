@@ -72,7 +72,7 @@ describe('arbiter replay', () => {
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(
-      'replayed 4 decision(s): 4 unchanged\nnot replayed: 1 depended on a rate limit, 0 on a review\n',
+      'replayed 4 decision(s): 4 unchanged\nnot replayed: 1 depended on a rate limit, 0 on a review, 0 on masked parameters\n',
     );
   });
 
@@ -93,7 +93,7 @@ describe('arbiter replay', () => {
       'replayed 4 decision(s): 2 unchanged',
       `DENY -> ALLOW: 1 (loosens)  ${transfer}`,
       `REQUIRE_CONFIRMATION -> DENY: 1  ${write}`,
-      'not replayed: 1 depended on a rate limit, 0 on a review',
+      'not replayed: 1 depended on a rate limit, 0 on a review, 0 on masked parameters',
       '',
     ]);
     expect(
@@ -109,7 +109,7 @@ describe('arbiter replay', () => {
       decisionIds: [transfer],
       loosens: true,
     });
-    expect(json.apart).toEqual({ rateLimited: 1, reviewed: 0 });
+    expect(json.apart).toEqual({ rateLimited: 1, reviewed: 0, masked: 0 });
   });
 
   it('refuses invalid manifests and usage errors with exit 2', async () => {

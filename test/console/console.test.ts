@@ -118,13 +118,9 @@ describe('the browser console at /console/', () => {
     expect(await nav.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
     await page.getByText('No decision is waiting for review.').waitFor();
 
-    // The first view, signed in (the credential is in sessionStorage): well under a second.
-    const loading = Date.now();
+    // Signed in, a reload keeps the session (sessionStorage). How fast: npm run bench -- console.
     await page.reload();
     await page.getByText('No decision is waiting for review.').waitFor();
-    const firstViewMs = Date.now() - loading;
-    console.log(`console first view: ${firstViewMs} ms`);
-    expect(firstViewMs).toBeLessThan(1_000);
 
     const decision = await propose(arbiter, proposals.confirmation);
     expect(decision.outcome).toBe('REQUIRE_CONFIRMATION');
@@ -181,8 +177,8 @@ describe('the browser console at /console/', () => {
       .waitFor();
     const escalated = await propose(arbiter, proposals.escalate);
     expect(escalated.outcome).toBe('ESCALATE');
-    // Well under the 5 s poll of keys without audit:read: it came by the stream.
-    await page.locator(`tr[data-decision-id="${escalated.decision_id}"]`).waitFor({ timeout: 3_000 });
+    // With audit:read the queue is never polled (pending.tsx): the row can only come by the stream.
+    await page.locator(`tr[data-decision-id="${escalated.decision_id}"]`).waitFor({ timeout: 15_000 });
     // The auditor may not review: no Approve button.
     expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
   });

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,15 @@ beforeAll(async () => {
   manifestsDir = await mkdtemp(join(tmpdir(), 'arbiter-mcp-manifests-'));
   await cp(join(REPO, 'examples/mcp/manifests'), manifestsDir, { recursive: true });
   await writeFile(join(manifestsDir, 'broken-upstreams.yaml'), BROKEN_UPSTREAMS);
+  // A note's text may be private: the team marked it sensitive after importing.
+  const imported = join(manifestsDir, 'capabilities.yaml');
+  const capabilities = await readFile(imported, 'utf8');
+  const sensitive = capabilities.replace(
+    '      text:\n        type: string\n',
+    '      text:\n        type: string\n        x-arbiter-sensitive: true\n',
+  );
+  expect(sensitive).not.toBe(capabilities);
+  await writeFile(imported, sensitive);
   arbiter = await startArbiter({
     manifestsDir,
     args: [
@@ -141,11 +150,21 @@ describe('the MCP tool proxy', () => {
         { tool: 'add_note', arguments: { title: 'groceries', text: 'milk' } },
       ]);
       const body = await trail(decisionOf(result));
+      // The upstream got the real text; the log keeps it masked.
       expect(body.request).toMatchObject({
         actor: { id: 'agent-001', type: 'ai-agent' },
-        action: { capability: 'mcp.notes.add_note', parameters: { title: 'groceries', text: 'milk' } },
+        action: {
+          capability: 'mcp.notes.add_note',
+          parameters: {
+            title: 'groceries',
+            text: { masked: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/) },
+          },
+        },
         context: { session_id: transport.sessionId },
       });
+      const exported = await call(arbiter.url, 'GET', '/api/v1/audit/export', { key: KEYS.auditor });
+      expect(exported.body).toContain('groceries');
+      expect(exported.body).not.toContain('milk');
       expect(body.decision.outcome).toBe('ALLOW');
       expect(body.execution).toMatchObject({ status: 'completed', result_summary: 'added "groceries"' });
       expect(body.execution.duration_ms).toEqual(expect.any(Number));
