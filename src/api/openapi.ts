@@ -135,7 +135,8 @@ export function buildOpenApiDocument(version: string) {
       },
       '/api/v1/governance/pending': {
         get: operation({
-          summary: 'Decisions waiting for a reviewer, oldest first',
+          summary:
+            'Decisions waiting for a reviewer, oldest first; with Accept: text/event-stream, a live feed of decision.pending and decision.settled events (decision_id, outcome or status)',
           scope: 'governance:read',
           query: listQuerySchema,
           ok: ok(listSchema('decisions', decisionRecordSchema)),

@@ -122,7 +122,9 @@ export function maskedPaths(value: unknown, path = ''): string[] {
 function isMasked(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const keys = Object.keys(value);
-  return keys.length === 1 && keys[0] === 'masked' && typeof (value as { masked: unknown }).masked === 'string';
+  return (
+    keys.length === 1 && keys[0] === 'masked' && typeof (value as { masked: unknown }).masked === 'string'
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
+import { readStreamUntil } from '../support/read-event-stream.js';
 
 const arbiter = useArbiter();
 
@@ -12,9 +13,6 @@ describe('GET /api/v1/audit/events as server-sent events', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let received = '';
     const propose = (query: string) =>
       call(arbiter.url, 'POST', '/api/v1/governance/propose', {
         key: KEYS.agent,
@@ -32,20 +30,9 @@ describe('GET /api/v1/audit/events as server-sent events', () => {
     // Entries stream in chain order: once a decision made after the registration has
     // arrived, the registration would have arrived before it, had the filter let it through.
     const sentinel = await propose('after the registration');
-    // Bounded: aborting the request also ends a read that waits for a byte.
-    const giveUp = setTimeout(() => controller.abort(), 10_000);
-    try {
-      while (!received.includes(sentinel.body.decision_id)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        received += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      // Aborted: what arrived is checked below.
-    } finally {
-      clearTimeout(giveUp);
-      controller.abort();
-    }
+    const received = await readStreamUntil(response, controller, (text) =>
+      text.includes(sentinel.body.decision_id),
+    );
     expect(received).toContain('event: governance.decision');
     expect(received).toContain(decision.body.audit_ref);
     expect(received).toContain(sentinel.body.audit_ref);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
+import { readStreamUntil } from '../support/read-event-stream.js';
 
 // Decisions wait 3 s by default here, so the expiry is seen without a long wait.
 const arbiter = useArbiter({ args: ['--pending-ttl', '3'] });
@@ -115,5 +116,35 @@ describe('pending decisions', () => {
     });
     expect(late.status).toBe(409);
     expect(await expiriesOf(id)).toHaveLength(1);
+  });
+});
+
+describe('the live pending queue (text/event-stream)', () => {
+  it('tells a reviewer when a decision starts waiting and when it is settled, ids only', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${arbiter.url}/api/v1/governance/pending`, {
+      headers: { authorization: `Bearer ${KEYS.reviewer}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const allowed = await propose('database.query', { query: 'select 1' });
+    const waiting = (await deploy('live')).body.decision_id as string;
+    const approval = await call(arbiter.url, 'POST', `/api/v1/governance/decisions/${waiting}/approve`, {
+      key: KEYS.reviewer,
+      body: {},
+    });
+    expect(approval.status).toBe(200);
+    const received = await readStreamUntil(response, controller, (text) =>
+      text.includes('"status":"approved"'),
+    );
+    expect(received).toContain(
+      `event: decision.pending\ndata: {"decision_id":"${waiting}","outcome":"ESCALATE"}\n\n`,
+    );
+    expect(received).toContain(
+      `event: decision.settled\ndata: {"decision_id":"${waiting}","status":"approved"}\n\n`,
+    );
+    // An ALLOW never waits; and nothing of the request is streamed.
+    expect(received).not.toContain(allowed.body.decision_id);
+    expect(received).not.toContain('deploy.production');
   });
 });

@@ -121,6 +121,11 @@ describe('the browser console at /console/', () => {
     // Signed in, a reload keeps the session (sessionStorage). How fast: npm run bench -- console.
     await page.reload();
     await page.getByText('No decision is waiting for review.').waitFor();
+    // The queue follows the live pending stream; nothing polls it (pending.tsx).
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^live$/ })
+      .waitFor();
 
     const decision = await propose(arbiter, proposals.confirmation);
     expect(decision.outcome).toBe('REQUIRE_CONFIRMATION');
@@ -169,7 +174,7 @@ describe('the browser console at /console/', () => {
     await screenshot('audit-log');
   });
 
-  it('shows a pending decision to a reader with audit:read as soon as the event stream reports it', async () => {
+  it('shows a pending decision to an auditor as soon as the live queue reports it, without review buttons', async () => {
     await page.getByRole('link', { name: 'Pending reviews' }).click();
     await page
       .getByRole('status')
@@ -177,7 +182,7 @@ describe('the browser console at /console/', () => {
       .waitFor();
     const escalated = await propose(arbiter, proposals.escalate);
     expect(escalated.outcome).toBe('ESCALATE');
-    // With audit:read the queue is never polled (pending.tsx): the row can only come by the stream.
+    // The queue is never polled (pending.tsx): the row can only come by the stream.
     await page.locator(`tr[data-decision-id="${escalated.decision_id}"]`).waitFor({ timeout: 15_000 });
     // The auditor may not review: no Approve button.
     expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { followAuditFeed, type FeedState } from '../api/audit-feed.js';
+import { followAuditFeed, type FeedState } from '../api/live-feed.js';
 import type { Query } from '../api/client.js';
 import { EVENT_TYPES, OUTCOMES, type AuditEntry, type Page } from '../api/types.js';
 import { DataTable } from '../components/data-table.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { followAuditFeed, type FeedState } from '../api/audit-feed.js';
+import { followEventStream, type FeedState } from '../api/live-feed.js';
 import type { DecisionView, Page } from '../api/types.js';
 import { ConfirmationToken } from '../components/confirmation-token.js';
 import { DataTable } from '../components/data-table.js';
@@ -11,34 +11,22 @@ import { hrefOf } from '../route.js';
 import { useSession } from '../session-context.js';
 import { useFetch, useNow } from '../use-fetch.js';
 
-/** Without audit:read there is no event feed: the queue is fetched again this often. */
-const POLL_MS = 5_000;
-const PENDING_EVENTS = new Set(['governance.decision', 'governance.review']);
-
-/** Refreshes the queue when the audit feed reports a decision or review (else by polling). */
+/**
+ * Refreshes the queue whenever the live pending queue (governance:read) says a decision
+ * started or stopped waiting; once more when the stream (re)connects, for what it missed.
+ */
 function useLiveRefresh(reload: () => void): string {
-  const { client, can } = useSession();
-  const [state, setState] = useState<FeedState | 'polling'>(can('audit:read') ? 'connecting' : 'polling');
-  useEffect(() => {
-    if (!can('audit:read')) {
-      const timer = setInterval(reload, POLL_MS);
-      return () => clearInterval(timer);
-    }
-    return followAuditFeed(
-      client,
-      (entry) => PENDING_EVENTS.has(entry.event_type) && reload(),
-      (s) => {
+  const { client } = useSession();
+  const [state, setState] = useState<FeedState>('connecting');
+  useEffect(
+    () =>
+      followEventStream(client, 'governance/pending', reload, (s) => {
         setState(s);
-        // Whatever happened while the stream was away: catch up once it is back.
         if (s === 'live') reload();
-      },
-    );
-  }, [client, can, reload]);
-  return state === 'polling'
-    ? `refreshing every ${POLL_MS / 1000} s`
-    : state === 'live'
-      ? 'live'
-      : `${state}…`;
+      }),
+    [client, reload],
+  );
+  return state === 'live' ? 'live' : `${state}…`;
 }
 
 export function PendingView() {

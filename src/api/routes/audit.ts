@@ -1,9 +1,10 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import type { AuditEntry, AuditQuery } from '../../audit/audit-log.js';
 import { storedText } from '../../audit/chain.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
 import type { EventType, Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
+import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { makeGuard, stringQuery } from '../handler.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
@@ -132,10 +133,6 @@ function trailView(
   };
 }
 
-function writeSse(res: Response, entry: AuditEntry): void {
-  res.write(`id: ${entry.seq}\nevent: ${entry.event_type}\ndata: ${JSON.stringify(entryView(entry))}\n\n`);
-}
-
 export function auditRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const guard = makeGuard(deps);
@@ -143,25 +140,12 @@ export function auditRoutes(deps: ApiDependencies): Router {
   router.get('/audit/events', guard('audit:read'), async (req, res) => {
     const query = validateEventsQuery(stringQuery(req));
     const eventType = query.event_type as EventType | undefined;
-    if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'no-cache',
-        Connection: 'keep-alive',
-      });
-      res.write(': connected\n\n');
-      const unsubscribe = deps.audit.subscribe((entry) => {
-        if (!eventType || entry.event_type === eventType) writeSse(res, entry);
-      });
-      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-      const end = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-        deps.shutdown.removeEventListener('abort', end);
-        res.end();
-      };
-      req.on('close', end);
-      deps.shutdown.addEventListener('abort', end);
+    if (wantsEventStream(req)) {
+      streamAuditEvents(req, res, deps, (entry) =>
+        !eventType || entry.event_type === eventType
+          ? { id: entry.seq, event: entry.event_type, data: entryView(entry) }
+          : undefined,
+      );
       return;
     }
     const limit = parseLimit(query.limit);

@@ -4,6 +4,8 @@ import type { DecisionRecord } from '../../governance/decision-record.js';
 import type { Reviewer } from '../../governance/decision-service.js';
 import { ArbiterError, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
+import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
+import { pendingQueueEvent } from '../pending-events.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
 import { jsonBody } from '../json-body.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
@@ -112,6 +114,10 @@ export function governanceRoutes(deps: ApiDependencies): Router {
   });
 
   router.get('/governance/pending', guard('governance:read'), async (req, res) => {
+    if (wantsEventStream(req)) {
+      streamAuditEvents(req, res, deps, pendingQueueEvent);
+      return;
+    }
     const query = validateListQuery(stringQuery(req));
     const limit = parseLimit(query.limit);
     const after = decodeCursor<number>(query.cursor, PENDING_CURSOR_SCOPE, 'number') ?? 0;
