@@ -81,6 +81,23 @@ export interface VerifyReport {
   /** The first place where the chain does not hold, when ok is false. */
   break?: ChainBreak;
   checkpoints_checked: number;
+  /**
+   * Losses of stored entries found and recorded (audit.rollback_detected entries): the
+   * chain verifies after one, but entries acknowledged before it are gone.
+   */
+  rollbacks?: RollbackReport[];
+}
+
+/** Stored entries found gone (a Redis failover without WAIT), as recorded in the log. */
+export interface RollbackReport {
+  /** The range that was lost: seqs this replica had stored, now held by other entries or none. */
+  lost_from_seq: number;
+  lost_to_seq: number;
+  /** The head Redis held when the loss was found. */
+  found_head: ChainHead;
+  detected_at: string;
+  /** The entry recording it (once the chain continued), when there is one. */
+  audit_ref?: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog, RollbackReport } from '../audit/audit-log.js';
 import { FileCheckpointStore, openFileAuditLog } from '../audit/file/index.js';
 import { ConfigMapCheckpointStore } from '../audit/kube/index.js';
 import { openRedisAuditLog } from '../audit/redis/index.js';
@@ -28,7 +28,7 @@ export async function openAuditBackend(
   logger: Logger,
   isLeader: () => boolean,
   onWaiting: (reason: string) => void = () => undefined,
-  events: CheckpointEvents = {},
+  events: CheckpointEvents & { rolledBack?: (rollback: RollbackReport) => void } = {},
 ): Promise<AuditLog> {
   const auditLogger = logger.child({ component: 'audit' });
   const signing = await readSigning(options.auditSigning, events);
@@ -44,7 +44,7 @@ export async function openAuditBackend(
   if (options.redis) {
     const { redis } = options;
     return untilReachable(
-      () => openRedis(options, redis, auditLogger, isLeader, signing),
+      () => openRedis(options, redis, auditLogger, isLeader, signing, events.rolledBack),
       auditLogger,
       onWaiting,
     );
@@ -141,8 +141,10 @@ function openRedis(
   auditLogger: Logger,
   isLeader: () => boolean,
   signing: CheckpointSigning | undefined,
+  rolledBack: ((rollback: RollbackReport) => void) | undefined,
 ): Promise<AuditLog> {
   return openRedisAuditLog({
+    ...(rolledBack ? { onRollback: rolledBack } : {}),
     redis: redis.url,
     appendTimeoutMs: redis.appendTimeoutMs,
     ...(redis.waitReplicas > 0

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { connectRedis } from '../redis/redis-connection.js';
 import { DEFAULT_KEY_PREFIX } from '../audit/redis/redis-keys.js';
 import { FileDeliveryCursors, RedisDeliveryCursors } from '../notify/delivery-cursors.js';
 import { Notifier, type NotifierDeps } from '../notify/notifier.js';
@@ -25,7 +25,7 @@ export async function openNotifier(
   const secret = notify.secretFile ? await readSecret(notify.secretFile) : undefined;
   const cursors = options.redis
     ? new RedisDeliveryCursors(
-        new Redis(options.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }),
+        connectRedis(options.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }),
         `${DEFAULT_KEY_PREFIX}:notify:cursors`,
       )
     : new FileDeliveryCursors(join(options.dataDir, 'notify-cursors.json'));

@@ -5,6 +5,7 @@ import { admissionOptions, type AdmissionFlags } from './admission-options.js';
 import { mcpOptions, MCP_HELP, type McpOptions } from './mcp-options.js';
 import { notifyOptions, NOTIFY_HELP, type NotifyOptions } from './notify-options.js';
 import { urlOf } from './url-arg.js';
+import { parseRedisTarget } from '../redis/redis-connection.js';
 import type { AdmissionOptions } from '../admission/admission-settings.js';
 
 /** `arbiter serve` options; the only module besides main.ts that reads process.env. */
@@ -88,8 +89,9 @@ Options:
                            start, so masks differ between replicas and restarts)
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
   --verify-interval S      re-verify the whole audit chain every S seconds (default: 300)
-  --redis URL              audit to a Redis stream (redis://HOST:PORT/DB); checkpoints
-                           stay in --data-dir without a cluster
+  --redis URL              audit to a Redis stream (redis://HOST:PORT/DB, or through
+                           Sentinel: redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER/DB);
+                           checkpoints stay in --data-dir without a cluster
   --redis-timeout MS       bound on one audit append; past it propose answers 503
                            (default: 2000)
   --redis-wait-replicas N  after each append, WAIT for N replicas (default: 0)
@@ -152,14 +154,10 @@ function number(
 }
 
 function redisUrl(raw: string): string {
-  const url = urlOf(raw);
-  if (url === undefined)
-    throw new ArbiterError('INVALID_REQUEST', `--redis: ${raw} is not a URL; use redis://HOST:PORT/DB`);
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--redis: use a redis:// or rediss:// URL, not ${url.protocol}`,
-    );
+  try {
+    parseRedisTarget(raw);
+  } catch (err) {
+    throw new ArbiterError('INVALID_REQUEST', `--redis: ${(err as Error).message}`);
   }
   return raw;
 }

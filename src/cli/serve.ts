@@ -16,6 +16,7 @@ import { ExpirySweeper } from '../governance/expiry-sweeper.js';
 import { GovernedToolCalls } from '../mcp/governed-tool-calls.js';
 import { ToolProxy } from '../mcp/tool-proxy.js';
 import { openParameterMasker } from './mask-key.js';
+import type { RollbackReport } from '../audit/audit-log.js';
 import type { ParameterMasker } from '../governance/parameter-masker.js';
 import { InPathDecisions } from '../governance/in-path-decisions.js';
 import { PendingReviews } from '../governance/pending-reviews.js';
@@ -106,11 +107,17 @@ async function startOnServer(
   { server, port, metrics, authenticator, clock, index, masker }: Started,
   startup: Startup,
 ): Promise<RunningServer> {
+  // Entries found gone from Redis: readiness says so (the replica still serves).
+  let lastRollback: RollbackReport | undefined;
   // Leadership is known once the configuration backend exists; the audit log asks late.
   let isLeader = () => false;
   const audit = instrumentAuditLog(
     await openAuditBackend(options, logger, () => isLeader(), startup.setState, {
       signingRefused: () => metrics.checkpointSigningRefusals.inc(),
+      rolledBack: (rollback) => {
+        metrics.auditRollbackDetected.set(1);
+        lastRollback = rollback;
+      },
       witnessFailed: (witness, reason) => metrics.witnessFailures.inc({ witness, reason }),
     }),
     metrics,
@@ -202,6 +209,10 @@ async function startOnServer(
       onResult: (type, result) => metrics.notifications.inc({ type, result }),
     });
     notifier.start();
+    // Before the first request: a receiver seen for the first time is told from the head at
+    // activation on, which must not already hold decisions made after the start.
+    startup.setState('starting notifications');
+    await notifier.whenSettled();
     if (startupBreak) notifier.chainBroken(startupBreak);
   }
   // Decisions on requests Arbiter stands in the path of: Kubernetes API requests, MCP tool calls.
@@ -269,6 +280,16 @@ async function startOnServer(
         check: () => (draining ? { ready: false, message: 'shutting down' } : { ready: true }),
       },
       config.readiness,
+      {
+        name: 'audit',
+        check: () =>
+          lastRollback
+            ? {
+                ready: true,
+                message: `audit entries ${lastRollback.lost_from_seq}..${lastRollback.lost_to_seq} were lost from Redis at ${lastRollback.detected_at} (see /api/v1/audit/verify)`,
+              }
+            : { ready: true },
+      },
     ],
     clock,
     version: VERSION,

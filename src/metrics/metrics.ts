@@ -44,6 +44,11 @@ export class Metrics {
     help: 'Checkpoints left unsigned because the tree does not extend the last signed one (a rewritten log)',
     registers: [this.registry],
   });
+  readonly auditRollbackDetected = new Gauge({
+    name: 'arbiter_audit_rollback_detected',
+    help: 'Set to 1 once this replica found audit entries it had stored gone from Redis (a failover without WAIT); see /api/v1/audit/verify',
+    registers: [this.registry],
+  });
   readonly witnessFailures = new Counter({
     name: 'arbiter_audit_witness_failures_total',
     help: 'Signed checkpoints a witness did not cosign; reason "refused" means it saw another history',

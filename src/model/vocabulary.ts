@@ -43,5 +43,7 @@ export const EVENT_TYPES = [
   'policy.deleted',
   'actor.grant.created',
   'actor.grant.revoked',
+  // Entries a replica had stored were gone after a Redis failover (asynchronous replication).
+  'audit.rollback_detected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

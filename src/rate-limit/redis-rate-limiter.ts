@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
+import { connectRedis } from '../redis/redis-connection.js';
 import type { RateLimiter, RateLimitRequest } from '../engine/index.js';
 import { ArbiterError } from '../model/index.js';
 import { LuaScript } from '../redis/lua-script.js';
@@ -50,7 +51,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(private readonly options: RedisRateLimiterOptions) {
     // No offline queue and no resends: an admission either happens now or fails closed.
-    this.redis = new Redis(options.url, {
+    this.redis = connectRedis(options.url, {
       enableOfflineQueue: false,
       autoResendUnfulfilledCommands: false,
       maxRetriesPerRequest: 0,

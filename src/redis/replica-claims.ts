@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { connectRedis } from './redis-connection.js';
 
 /**
  * Who of several replicas does a one-off job (writing an expiry): the first to claim its
@@ -38,7 +39,7 @@ export class RedisClaims implements ReplicaClaims {
     private readonly prefix: string,
   ) {
     // One retry at most: a claim while Redis is away fails soon and is tried next sweep.
-    this.redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+    this.redis = connectRedis(url, { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
     this.redis.on('error', () => undefined);
   }
 

@@ -18,6 +18,9 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** SIGKILL: a crash; only what reached the AOF survives. */
   kill9(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a server that stops answering (and replicating) for a while. */
+  pause(): void;
+  resume(): void;
   /** Starts again on the same port and dir (after stop or kill9). */
   restart(): Promise<void>;
   /** stop() and remove the data dir. */
@@ -89,6 +92,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     },
     stop: () => terminate('SIGTERM'),
     kill9: () => terminate('SIGKILL'),
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     restart: async () => {
       await terminate('SIGTERM');
       await launch();

@@ -33,6 +33,12 @@ export interface ChainAppenderSettings {
   onStored: (entries: readonly AuditEntry[]) => void;
   /** A batch was stored while the Merkle tree lags the chain: the tree needs a catch-up. */
   onTreeBehind?: () => void;
+  /**
+   * The stored head went back, or forked at the same seq, under this writer: entries it
+   * had stored are gone (a failover to a replica that lacked them). `known` is the head
+   * this writer had stored, `found` the one Redis holds now.
+   */
+  onRollback?: (rollback: { known: ChainHead; found: ChainHead }) => void;
   /** Bench seam: append the chain alone, no tree records (what the tree costs an append). */
   withoutTree?: boolean;
 }
@@ -366,6 +372,9 @@ export class ChainAppender {
    * which is this writer's frontier when the tree is level with the head.
    */
   private moveHead(head: ChainHead, tree: string | undefined, frontier: string | undefined): void {
+    // Other writers only ever move the head forward from what this one stored.
+    const wentBack = head.seq < this.head.seq || (head.seq === this.head.seq && head.hash !== this.head.hash);
+    if (wentBack) this.settings.onRollback?.({ known: this.head, found: head });
     this.head = head;
     if (this.settings.withoutTree || Number(tree) !== head.seq || frontier === undefined) return;
     this.frontier = decodeFrontier(head.seq, frontier) ?? this.frontier;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
+import { connectRedis } from '../../redis/redis-connection.js';
 import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
 import type {
   AuditEntry,
@@ -10,6 +11,7 @@ import type {
   ChainHead,
   Checkpoint,
   CheckpointStore,
+  RollbackReport,
   VerifyReport,
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
@@ -67,6 +69,8 @@ export interface RedisAuditLogOptions {
   newId?: () => string;
   /** Bench seam: append the chain alone, no Merkle tree (what the tree costs an append). */
   withoutTree?: boolean;
+  /** Told when stored entries are found gone (metrics, readiness); also logged and recorded. */
+  onRollback?: (rollback: RollbackReport) => void;
 }
 
 const DEFAULTS = {
@@ -104,7 +108,7 @@ export async function openRedisAuditLog(options: RedisAuditLogOptions): Promise<
   const connectOptions: RedisOptions = { ...FAIL_FAST, connectTimeout: settings.connectTimeoutMs };
   const connection =
     typeof options.redis === 'string'
-      ? new Redis(options.redis, connectOptions)
+      ? connectRedis(options.redis, connectOptions)
       : options.redis.duplicate(connectOptions);
   // Connection errors surface through commands; without a listener ioredis would print them.
   connection.on('error', () => undefined);
@@ -168,6 +172,7 @@ export class RedisAuditLog implements AuditLog {
         if (last) this.checkpointer?.offer(this.checkpointOf(last));
       },
       onTreeBehind: () => void this.catchUpTree(),
+      onRollback: ({ known, found }) => this.rolledBack(known.seq, found),
       withoutTree: settings.withoutTree,
     });
     this.tail = new StreamTail(
@@ -234,15 +239,47 @@ export class RedisAuditLog implements AuditLog {
   }
 
   /** A head behind the newest checkpoint means Redis lost or was stripped of entries. */
+  /** A head behind the newest checkpoint at start: entries that were stored are gone. */
   private async warnIfBehindCheckpoints(): Promise<void> {
     const newest = (await this.checkpointer?.list().catch(() => undefined))?.at(-1);
     const head = await readHead(this.redis, this.keys);
-    if (newest && newest.seq > head.seq) {
+    if (newest && newest.seq > head.seq) this.rolledBack(newest.seq, head);
+  }
+
+  /**
+   * Entries up to seq `known` were stored, and Redis now holds `found`: says so loudly
+   * (error log with the range, onRollback) and records it in the chain, which continues
+   * from `found`; /audit/verify lists the recorded losses.
+   */
+  private rolledBack(known: number, found: ChainHead): void {
+    const rollback: RollbackReport = {
+      lost_from_seq: found.seq < known ? found.seq + 1 : known,
+      lost_to_seq: known,
+      found_head: found,
+      detected_at: this.settings.now().toISOString(),
+    };
+    this.settings.logger.error(
+      { ...rollback },
+      `audit entries ${rollback.lost_from_seq}..${rollback.lost_to_seq} were stored and are gone from Redis (a failover to a replica that lacked them? use --redis-wait-replicas); the chain continues from seq ${found.seq}`,
+    );
+    this.settings.onRollback?.(rollback);
+    void this.append({
+      event_type: 'audit.rollback_detected',
+      timestamp: rollback.detected_at,
+      actor_id: null,
+      capability: null,
+      outcome: null,
+      risk_score: null,
+      decision_id: null,
+      policies_evaluated: [],
+      policy_matched: null,
+      data: { ...rollback },
+    }).catch((err: unknown) =>
       this.settings.logger.error(
-        { head, checkpoint: newest },
-        'audit chain in Redis ends before its newest checkpoint: entries were lost or removed',
-      );
-    }
+        { err, ...rollback },
+        'the audit rollback could not be recorded in the chain',
+      ),
+    );
   }
 
   append(event: AuditEventInput): Promise<AuditEntry> {
@@ -285,7 +322,24 @@ export class RedisAuditLog implements AuditLog {
     try {
       const checkpoints = (await this.checkpointer?.list(true)) ?? [];
       const head = await readHead(this.redis, this.keys);
-      return await verifyStream(this.redis, this.keys, checkpoints, head, this.settings.verifyChunkEntries);
+      const report = await verifyStream(
+        this.redis,
+        this.keys,
+        checkpoints,
+        head,
+        this.settings.verifyChunkEntries,
+      );
+      const recorded = await queryIndexes(
+        this.redis,
+        this.keys,
+        { event_type: 'audit.rollback_detected', order: 'asc', limit: 1000 },
+        this.settings.logger,
+      );
+      const rollbacks = recorded.entries.map((e) => ({
+        ...(e.data as unknown as RollbackReport),
+        audit_ref: e.id,
+      }));
+      return rollbacks.length > 0 ? { ...report, rollbacks } : report;
     } catch (err) {
       throw new AuditUnavailableError('audit verification could not read Redis', { cause: err });
     }
