@@ -87,6 +87,8 @@ describe('CLI', () => {
     expect(timeout.err).toMatch(/--redis-timeout/);
     const scheme = await run([...keys, '--redis', 'http://127.0.0.1:1']);
     expect(scheme.code).toBe(1);
-    expect(scheme.err).toMatch(/redis:\/\/ or rediss:\/\//);
+    expect(scheme.err).toMatch(
+      /"http:\/\/127.0.0.1:1" is neither redis:\/\/HOST:PORT\/DB nor redis\+sentinel:\/\//,
+    );
   });
 });

@@ -117,7 +117,11 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
       logger,
     });
     redis.track(reopened);
-    expect(errors).toEqual([expect.stringMatching(/ends before its newest checkpoint/)]);
+    expect(errors).toContainEqual(
+      expect.stringMatching(
+        /^audit entries 10\.\.\d+ were stored and are gone from Redis \(the chain ends before its newest checkpoint/,
+      ),
+    );
   });
 
   it('a stream rebuilt from scratch with a consistent but different history is caught by the checkpoints', async () => {

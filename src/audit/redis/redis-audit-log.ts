@@ -172,7 +172,8 @@ export class RedisAuditLog implements AuditLog {
         if (last) this.checkpointer?.offer(this.checkpointOf(last));
       },
       onTreeBehind: () => void this.catchUpTree(),
-      onRollback: ({ known, found }) => this.rolledBack(known.seq, found),
+      onRollback: ({ known, found }) =>
+        this.rolledBack(known.seq, found, 'the head went back under this replica'),
       withoutTree: settings.withoutTree,
     });
     this.tail = new StreamTail(
@@ -243,7 +244,8 @@ export class RedisAuditLog implements AuditLog {
   private async warnIfBehindCheckpoints(): Promise<void> {
     const newest = (await this.checkpointer?.list().catch(() => undefined))?.at(-1);
     const head = await readHead(this.redis, this.keys);
-    if (newest && newest.seq > head.seq) this.rolledBack(newest.seq, head);
+    if (newest && newest.seq > head.seq)
+      this.rolledBack(newest.seq, head, 'the chain ends before its newest checkpoint');
   }
 
   /**
@@ -251,7 +253,7 @@ export class RedisAuditLog implements AuditLog {
    * (error log with the range, onRollback) and records it in the chain, which continues
    * from `found`; /audit/verify lists the recorded losses.
    */
-  private rolledBack(known: number, found: ChainHead): void {
+  private rolledBack(known: number, found: ChainHead, how: string): void {
     const rollback: RollbackReport = {
       lost_from_seq: found.seq < known ? found.seq + 1 : known,
       lost_to_seq: known,
@@ -260,7 +262,7 @@ export class RedisAuditLog implements AuditLog {
     };
     this.settings.logger.error(
       { ...rollback },
-      `audit entries ${rollback.lost_from_seq}..${rollback.lost_to_seq} were stored and are gone from Redis (a failover to a replica that lacked them? use --redis-wait-replicas); the chain continues from seq ${found.seq}`,
+      `audit entries ${rollback.lost_from_seq}..${rollback.lost_to_seq} were stored and are gone from Redis (${how}: a failover to a replica that lacked them? use --redis-wait-replicas); the chain continues from seq ${found.seq}`,
     );
     this.settings.onRollback?.(rollback);
     void this.append({
