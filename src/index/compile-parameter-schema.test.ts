@@ -95,6 +95,20 @@ describe('compileParameterSchema', () => {
     expect(result.validator({ amount: 1, code: 'euro' })).toContain('parameters.code');
   });
 
+  it('refuses x-arbiter-sensitive that is not a boolean, at any depth, and takes true and false', () => {
+    expect(
+      compileParameterSchema({
+        type: 'object',
+        properties: { db: { properties: { password: { type: 'string', 'x-arbiter-sensitive': 'true' } } } },
+      }),
+    ).toEqual({ ok: false, error: 'x-arbiter-sensitive must be true or false, not "true"' });
+    expect(compileParameterSchema({ items: [{ 'x-arbiter-sensitive': 1 }] })).toMatchObject({ ok: false });
+    for (const mark of [true, false])
+      expect(compileParameterSchema({ properties: { a: { 'x-arbiter-sensitive': mark } } }).ok).toBe(true);
+    // In a default value it is data, not a mark.
+    expect(compileParameterSchema({ default: { 'x-arbiter-sensitive': 'yes' } }).ok).toBe(true);
+  });
+
   it('names the offending pattern', () => {
     const result = compileParameterSchema(SCHEMAS['invalid pattern']);
     expect(result).toMatchObject({ ok: false, error: expect.stringContaining('([a-z') });

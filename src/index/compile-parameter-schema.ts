@@ -1,6 +1,7 @@
 import { Ajv, type AnySchemaObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ajvErrorText } from './ajv-error-text.js';
+import { SENSITIVE_KEYWORD } from './sensitive-fields.js';
 
 // ajv-formats is CommonJS with ESM-style typings: at run time the default import is the plugin itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -95,13 +96,45 @@ function schemaProblem(schema: AnySchemaObject): string | undefined {
     // A $schema naming a meta-schema ajv does not have throws instead of failing.
     return (err as Error).message;
   }
-  return patternProblem(schema);
+  return firstProblem(schema, invalidPattern) ?? firstProblem(schema, invalidSensitiveMark);
 }
 
-/** The first `pattern` or `patternProperties` key of the schema that is not a valid regular expression. */
-function patternProblem(schema: unknown): string | undefined {
-  if (Array.isArray(schema)) return firstPatternProblem(schema); // allOf, anyOf, items as a list
+/**
+ * The first problem `check` finds in the schema or any subschema: data keywords (const,
+ * enum, default, examples) are values, not schemas, and are not searched.
+ */
+function firstProblem(
+  schema: unknown,
+  check: (schema: Record<string, unknown>) => string | undefined,
+): string | undefined {
+  if (Array.isArray(schema)) return firstOf(schema, check); // allOf, anyOf, items as a list
   if (!isObject(schema)) return undefined;
+  const own = check(schema);
+  if (own !== undefined) return own;
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(keyword)) continue;
+    // The meta-schema has made sure that a map keyword holds an object.
+    const problem = SCHEMA_MAPS.has(keyword)
+      ? firstOf(Object.values(value as object), check)
+      : firstProblem(value, check);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function firstOf(
+  schemas: readonly unknown[],
+  check: (schema: Record<string, unknown>) => string | undefined,
+): string | undefined {
+  for (const schema of schemas) {
+    const problem = firstProblem(schema, check);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** A `pattern` or `patternProperties` key that is not a valid regular expression. */
+function invalidPattern(schema: Record<string, unknown>): string | undefined {
   const patterns = [
     ...(typeof schema.pattern === 'string' ? [schema.pattern] : []),
     ...(isObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : []),
@@ -113,26 +146,17 @@ function patternProblem(schema: unknown): string | undefined {
       return `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`;
     }
   }
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (DATA_KEYWORDS.has(keyword)) continue;
-    // The meta-schema has made sure that a map keyword holds an object.
-    const problem = SCHEMA_MAPS.has(keyword)
-      ? firstPatternProblem(Object.values(value as object))
-      : patternProblem(value);
-    if (problem !== undefined) return problem;
-  }
   return undefined;
 }
 
-function firstPatternProblem(schemas: readonly unknown[]): string | undefined {
-  for (const schema of schemas) {
-    const problem = patternProblem(schema);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
+/** x-arbiter-sensitive that is not true or false: "true" as a string would mask nothing. */
+function invalidSensitiveMark(schema: Record<string, unknown>): string | undefined {
+  const mark = schema[SENSITIVE_KEYWORD];
+  if (mark === undefined || typeof mark === 'boolean') return undefined;
+  return `${SENSITIVE_KEYWORD} must be true or false, not ${JSON.stringify(mark)}`;
 }
 
-/** An object or an array; patternProblem takes arrays apart first. */
+/** An object or an array; firstProblem takes arrays apart first. */
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }

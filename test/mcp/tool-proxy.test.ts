@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
 import { startNotesServer, type NotesServer } from '../../examples/mcp/notes-server.mjs';
 import {
   call,
@@ -66,15 +67,17 @@ beforeAll(async () => {
   manifestsDir = await mkdtemp(join(tmpdir(), 'arbiter-mcp-manifests-'));
   await cp(join(REPO, 'examples/mcp/manifests'), manifestsDir, { recursive: true });
   await writeFile(join(manifestsDir, 'broken-upstreams.yaml'), BROKEN_UPSTREAMS);
-  // A note's text may be private: the team marked it sensitive after importing.
+  // After importing, the team marked a note's text sensitive, and the title of a note to
+  // delete (an approved retry must then match on a keyed fingerprint).
   const imported = join(manifestsDir, 'capabilities.yaml');
-  const capabilities = await readFile(imported, 'utf8');
-  const sensitive = capabilities.replace(
-    '      text:\n        type: string\n',
-    '      text:\n        type: string\n        x-arbiter-sensitive: true\n',
-  );
-  expect(sensitive).not.toBe(capabilities);
-  await writeFile(imported, sensitive);
+  const docs = parseAllDocuments(await readFile(imported, 'utf8')).map((d) => d.toJS());
+  const mark = (capability: string, property: string) => {
+    const doc = docs.find((d) => d.spec.name === capability);
+    doc.spec.parameterSchema.properties[property]['x-arbiter-sensitive'] = true;
+  };
+  mark('mcp.notes.add_note', 'text');
+  mark('mcp.notes.delete_note', 'title');
+  await writeFile(imported, docs.map((d) => stringify(d)).join('---\n'));
   arbiter = await startArbiter({
     manifestsDir,
     args: [
@@ -208,6 +211,10 @@ describe('the MCP tool proxy', () => {
       const id = decisionOf(waiting);
       expect(textOf(waiting)).toContain(`waits for review (ESCALATE`);
       expect(textOf(waiting)).toContain(id);
+      // Recorded masked; the retry below still matches it (a keyed fingerprint).
+      expect((await trail(id)).request.action.parameters.title).toEqual({
+        masked: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+      });
       // Another call (other arguments) is not covered by the approval to come.
       const approval = await call(arbiter.url, 'POST', `/api/v1/governance/decisions/${id}/approve`, {
         key: KEYS.reviewer,
