@@ -21,7 +21,7 @@ export interface DecisionRecorderDeps {
   /** Told of every recorded decision that a warn- or audit-mode policy would have changed. */
   onShadowDecision?: (shadow: ShadowDecision) => void;
   /** Masks sensitive parameters in what is recorded; without it nothing is masked. */
-  masker?: Pick<ParameterMasker, 'maskProposal' | 'recordedFingerprint' | 'scrubDecision'>;
+  masker?: Pick<ParameterMasker, 'maskProposal' | 'recordedFingerprint' | 'scrubDecision' | 'scrubText'>;
 }
 
 /** What a decision records besides the proposal and the engine's verdict. */
@@ -53,6 +53,11 @@ export class DecisionRecorder {
   /** The decision as recorded and answered: no sensitive value quoted in its messages. */
   scrubbed(proposal: Proposal, decided: EngineDecision): EngineDecision {
     return this.deps.masker ? this.deps.masker.scrubDecision(proposal, decided) : decided;
+  }
+
+  /** A text about the proposal as recorded: no sensitive value of it quoted. */
+  scrubbedText(proposal: Proposal, text: string): string {
+    return this.deps.masker ? this.deps.masker.scrubText(proposal, text) : text;
   }
 
   /** A request's fingerprint as a decision records it (ParameterMasker.recordedFingerprint). */

@@ -77,6 +77,14 @@ describe('ParameterMasker', () => {
     );
   });
 
+  it('scrubs sensitive values from a text about the proposal (a tool result summary)', () => {
+    const p = proposal('vault.read', { path: 'p', token: 'tok"en-1' });
+    expect(masker.scrubText(p, 'read p with tok"en-1 twice: tok"en-1')).toBe(
+      'read p with [masked] twice: [masked]',
+    );
+    expect(masker.scrubText(proposal('files.read', { token: 'visible' }), 'visible')).toBe('visible');
+  });
+
   it('scrubs a sensitive value a message quotes, and leaves short ones', () => {
     const p = proposal('vault.read', { path: 'p', token: 'tok"en-1' });
     const decided = {

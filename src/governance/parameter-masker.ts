@@ -55,26 +55,32 @@ export class ParameterMasker {
    * MIN_SCRUBBED_CHARS are left, so that "rule 1" is not mangled by a secret "1".
    */
   scrubDecision(proposal: Proposal, decided: EngineDecision): EngineDecision {
+    const { reason, evaluation, warnings } = decided;
+    const text = JSON.stringify({ reason, evaluation, warnings });
+    const scrubbed = this.replaceSecrets(proposal, text, (secret) => JSON.stringify(secret).slice(1, -1));
+    return scrubbed === text
+      ? decided
+      : { ...decided, ...(JSON.parse(scrubbed) as Pick<EngineDecision, 'reason' | 'evaluation'>) };
+  }
+
+  /** A text about the proposal (a tool's result summary) with its sensitive values replaced. */
+  scrubText(proposal: Proposal, text: string): string {
+    return this.replaceSecrets(proposal, text, (secret) => secret);
+  }
+
+  /** `text` with each sensitive value of the proposal, written as `written` says, replaced by [masked]. */
+  private replaceSecrets(proposal: Proposal, text: string, written: (secret: string) => string): string {
     const sensitive = this.index.current().capability(proposal.action.capability)?.sensitive;
-    if (!sensitive) return decided;
+    if (!sensitive) return text;
     const secrets = new Set<string>();
     maskSensitive(proposal.action.parameters, sensitive, (value) => {
       collectScalars(value, secrets);
       return value;
     });
-    const { reason, evaluation, warnings } = decided;
-    let text = JSON.stringify({ reason, evaluation, warnings });
-    let changed = false;
-    for (const secret of secrets) {
-      if (secret.length < MIN_SCRUBBED_CHARS) continue;
-      const quoted = JSON.stringify(secret).slice(1, -1);
-      if (!text.includes(quoted)) continue;
-      text = text.replaceAll(quoted, '[masked]');
-      changed = true;
-    }
-    return changed
-      ? { ...decided, ...(JSON.parse(text) as Pick<EngineDecision, 'reason' | 'evaluation'>) }
-      : decided;
+    let result = text;
+    for (const secret of secrets)
+      if (secret.length >= MIN_SCRUBBED_CHARS) result = result.replaceAll(written(secret), '[masked]');
+    return result;
   }
 
   maskValue(value: unknown): MaskedValue {

@@ -6,7 +6,7 @@ import type { DecisionRecorder } from '../governance/decision-recorder.js';
 import type { InPathDecisions, InPathVerdict } from '../governance/in-path-decisions.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
-import type { ActorType } from '../model/index.js';
+import type { ActorType, Proposal } from '../model/index.js';
 import { failureText } from './failure-text.js';
 import { bounded, summariseToolResult } from './result-summary.js';
 import { capabilityForTool } from './tool-capability.js';
@@ -24,7 +24,7 @@ export interface AgentSession {
 export interface GovernedToolCallsDeps {
   decisions: InPathDecisions;
   /** Records the executions of the calls it forwarded (DecisionService.recorder). */
-  executions: Pick<DecisionRecorder, 'appendExecution'>;
+  executions: Pick<DecisionRecorder, 'appendExecution' | 'scrubbedText'>;
   clock: () => Date;
   index: { current(): IndexSnapshot };
   metrics: Metrics;
@@ -86,7 +86,10 @@ export class GovernedToolCalls {
       );
     }
     const decision = { actor_id: agent.actor.id, capability, decision_id: verdict.decisionId! };
-    const result = await this.forward(upstream, tool, args, decision);
+    // A result may echo the arguments: its summary is recorded without their sensitive values.
+    const scrub = (text: string) =>
+      this.deps.executions.scrubbedText(proposalOf(agent, capability, args), text);
+    const result = await this.forward(upstream, tool, args, decision, scrub);
     return { ...result, _meta: { ...result._meta, ...meta } };
   }
 
@@ -104,11 +107,7 @@ export class GovernedToolCalls {
     );
     try {
       return await this.deps.decisions.decide({
-        proposal: {
-          actor: agent.actor,
-          action: { capability, parameters: args },
-          context: { session_id: agent.sessionId },
-        },
+        proposal: proposalOf(agent, capability, args),
         principal: agent.principal,
         recorded: { mcp: { fingerprint, server, session_id: agent.sessionId, tool } },
         dryRun: false,
@@ -126,6 +125,7 @@ export class GovernedToolCalls {
     tool: string,
     args: Record<string, unknown>,
     decision: { actor_id: string; capability: string; decision_id: string },
+    scrub: (text: string) => string,
   ): Promise<CallToolResult> {
     const server = upstream.upstream.name;
     const started = performance.now();
@@ -147,7 +147,7 @@ export class GovernedToolCalls {
       // The decision was just recorded as ALLOW in this call: executable, and not yet executed.
       await this.deps.executions.appendExecution(decision, {
         status,
-        result_summary: summary,
+        result_summary: scrub(summary),
         duration_ms: Math.round(seconds * 1000),
         completed_at: this.deps.clock().toISOString(),
         reporter: TOOL_PROXY_REPORTER,
@@ -161,6 +161,15 @@ export class GovernedToolCalls {
     }
     return result;
   }
+}
+
+/** The proposal a tool call is made as. */
+function proposalOf(agent: AgentSession, capability: string, args: Record<string, unknown>): Proposal {
+  return {
+    actor: agent.actor,
+    action: { capability, parameters: args },
+    context: { session_id: agent.sessionId },
+  };
 }
 
 function toolError(text: string, meta?: Record<string, string>): CallToolResult {
