@@ -8,7 +8,7 @@ import { type LineVerifyReport, verifyExportStream } from '../audit/export-verif
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { SignedRootChecker, type SignedRootReport } from '../audit/signed-root-check.js';
 
-const HELP = `Usage: arbiter audit verify FILE [--checkpoint FILE [--vkey VKEY]]
+const HELP = `Usage: arbiter audit verify FILE... [--checkpoint FILE [--vkey VKEY]]
 
 Verifies an audit export (JSON Lines, as GET /api/v1/audit/export writes it) offline:
 every entry's hash, the links between entries, gap-free seq, and, with --checkpoint,
@@ -16,6 +16,8 @@ that the chain passes through the checkpointed hashes (a checkpoints.json of the
 directory, a ConfigMap's data, or one checkpoint object). With --vkey (the log's verifier
 key, or a file holding it), each signed checkpoint's signature is checked and the Merkle
 root of the export is recomputed at its size (an export from seq 1).
+Several FILEs are one chain in their order (an archive, then the next archive or the
+retained log): each must continue the one before, entry to entry.
 Exit status: 0 verified, 1 broken, 2 usage error.
 `;
 
@@ -42,7 +44,7 @@ export async function runAuditVerify(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help || positionals.length !== 1) {
+  if (values.help || positionals.length === 0) {
     process.stdout.write(HELP);
     return values.help ? 0 : 2;
   }
@@ -56,19 +58,44 @@ export async function runAuditVerify(argv: string[]): Promise<number> {
     ? checkpointsOf(JSON.parse(await readFile(values.checkpoint, 'utf8')))
     : [];
   const roots = await rootChecker(values.vkey, checkpoints);
-  const lines = createInterface({ input: createReadStream(positionals[0]!), crlfDelay: Infinity });
+  const files = new FileLines(positionals);
   const report = await verifyExportStream(
-    teeLines(lines, (line) => roots?.pushLine(line)),
+    teeLines(files.lines(), (line) => roots?.pushLine(line)),
     { checkpoints },
   );
-  return summarize(report, roots?.finish());
+  return summarize(report, roots?.finish(), files);
+}
+
+/** The lines of several files as one stream, remembering where each file starts. */
+class FileLines {
+  private readonly starts: Array<{ file: string; firstLine: number }> = [];
+  private count = 0;
+
+  constructor(private readonly files: readonly string[]) {}
+
+  async *lines(): AsyncIterable<string> {
+    for (const file of this.files) {
+      this.starts.push({ file, firstLine: this.count + 1 });
+      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+        this.count += 1;
+        yield line;
+      }
+    }
+  }
+
+  /** `FILE line N` for a line number of the whole stream. */
+  place(line: number): string {
+    const start = [...this.starts].reverse().find((s) => s.firstLine <= line);
+    return start ? `${start.file} line ${line - start.firstLine + 1}` : `line ${line}`;
+  }
 }
 
 /** Prints the reports and says what holds; exit 1 on the first thing that does not. */
-function summarize(report: LineVerifyReport, roots: SignedRootReport | undefined): number {
+function summarize(report: LineVerifyReport, roots: SignedRootReport | undefined, files: FileLines): number {
   process.stdout.write(`${JSON.stringify(roots ? { ...report, signed_roots: roots } : report, null, 2)}\n`);
   if (!report.ok) {
-    process.stderr.write(`BROKEN at seq ${report.break?.seq}: ${report.break?.reason}\n`);
+    const where = report.break?.line === undefined ? '' : ` (${files.place(report.break.line)})`;
+    process.stderr.write(`BROKEN at seq ${report.break?.seq}${where}: ${report.break?.reason}\n`);
     return 1;
   }
   if (roots && !roots.ok) {
