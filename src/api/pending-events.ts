@@ -1,13 +1,6 @@
 import type { AuditEntry } from '../audit/audit-log.js';
-import type { ReviewData } from '../governance/decision-record.js';
+import { needsReview, verdictStatus, type ReviewData } from '../governance/decision-record.js';
 import type { StreamedEvent } from './event-stream.js';
-
-const WAITS: ReadonlySet<string> = new Set(['ESCALATE', 'REQUIRE_CONFIRMATION']);
-const SETTLES: Partial<Record<ReviewData['action'], string>> = {
-  approve: 'approved',
-  deny: 'denied',
-  expire: 'expired',
-};
 
 /**
  * What the live pending queue (GET /governance/pending as text/event-stream) says of an
@@ -17,14 +10,14 @@ const SETTLES: Partial<Record<ReviewData['action'], string>> = {
  */
 export function pendingQueueEvent(entry: AuditEntry): StreamedEvent | undefined {
   if (!entry.decision_id) return undefined;
-  if (entry.event_type === 'governance.decision' && entry.outcome && WAITS.has(entry.outcome))
+  if (entry.event_type === 'governance.decision' && entry.outcome && needsReview(entry.outcome))
     return {
       id: entry.seq,
       event: 'decision.pending',
       data: { decision_id: entry.decision_id, outcome: entry.outcome },
     };
   if (entry.event_type !== 'governance.review') return undefined;
-  const status = SETTLES[(entry.data as unknown as ReviewData).action];
+  const status = verdictStatus((entry.data as unknown as ReviewData).action);
   return status
     ? { id: entry.seq, event: 'decision.settled', data: { decision_id: entry.decision_id, status } }
     : undefined;

@@ -103,7 +103,12 @@ export function toDecision(entry: AuditEntry): Decision {
   };
 }
 
-const NEEDS_REVIEW: ReadonlySet<Outcome> = new Set(['ESCALATE', 'REQUIRE_CONFIRMATION']);
+/** The outcomes that wait for a reviewer (pending until a verdict or their expiry). */
+export const REVIEWED_OUTCOMES = ['ESCALATE', 'REQUIRE_CONFIRMATION'] as const;
+
+export function needsReview(outcome: Outcome): outcome is (typeof REVIEWED_OUTCOMES)[number] {
+  return (REVIEWED_OUTCOMES as readonly Outcome[]).includes(outcome);
+}
 
 /** The status a review's verdict gives a decision; a used confirmation is no verdict. */
 const STATUS_BY_REVIEW: Record<ReviewAction, ReviewStatus | undefined> = {
@@ -112,6 +117,11 @@ const STATUS_BY_REVIEW: Record<ReviewAction, ReviewStatus | undefined> = {
   expire: 'expired',
   confirmation_used: undefined,
 };
+
+/** What a review ends a wait with: approved, denied or expired; undefined for no verdict. */
+export function verdictStatus(action: ReviewAction): ReviewStatus | undefined {
+  return STATUS_BY_REVIEW[action];
+}
 
 /** Folds the entries of one decision (oldest first) into its record. */
 export function foldDecision(entries: readonly AuditEntry[], now: Date): DecisionRecord | undefined {
@@ -136,7 +146,7 @@ export function foldDecision(entries: readonly AuditEntry[], now: Date): Decisio
 }
 
 function statusOf(data: DecisionData, reviews: DecisionRecord['reviews'], now: Date): ReviewStatus {
-  if (!NEEDS_REVIEW.has(data.decision.outcome)) return 'not_required';
+  if (!needsReview(data.decision.outcome)) return 'not_required';
   // The first verdict stands: a concurrent second one came too late.
   const verdict = reviews.find((r) => STATUS_BY_REVIEW[r.data.action]);
   if (verdict) return STATUS_BY_REVIEW[verdict.data.action]!;

@@ -2,8 +2,9 @@ import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { withCanonicalOrder } from '../audit/chain.js';
 import type { Decision, EngineDecision, Proposal, ShadowDecision } from '../model/index.js';
 import type { ParameterMasker } from './parameter-masker.js';
-import type {
-  DecisionData,
+import {
+  needsReview,
+  type DecisionData,
   DecisionRecord,
   ExecutionData,
   KubernetesRequestData,
@@ -85,7 +86,7 @@ export class DecisionRecorder {
         timestamp,
       },
       evaluation: decided.evaluation,
-      ...(needsReview(decided) ? { expires_at: this.expiryFrom(now, decided).toISOString() } : {}),
+      ...(needsReview(decided.outcome) ? { expires_at: this.expiryFrom(now, decided).toISOString() } : {}),
       ...(extras.kubernetes ? { kubernetes: extras.kubernetes } : {}),
       ...(extras.mcp ? { mcp: extras.mcp } : {}),
       principal,
@@ -173,8 +174,4 @@ function sourceOf(extras: DecisionExtras): Pick<DecisionData, 'source'> {
   if (extras.kubernetes) return { source: 'admission' };
   if (extras.mcp) return { source: 'mcp' };
   return {};
-}
-
-function needsReview(decided: EngineDecision): boolean {
-  return decided.outcome === 'ESCALATE' || decided.outcome === 'REQUIRE_CONFIRMATION';
 }

@@ -9,6 +9,7 @@ import type { IndexSnapshot } from '../index/index.js';
 import type { EngineDecision, Outcome, Proposal } from '../model/index.js';
 import {
   foldDecision,
+  needsReview,
   type DecisionData,
   type DecisionRecord,
   type KubernetesRequestData,
@@ -65,8 +66,6 @@ export interface InPathVerdict {
 /** Most earlier decisions of one actor and capability searched for a usable approval. */
 const APPROVAL_SEARCH_LIMIT = 200;
 
-const PENDING: ReadonlySet<Outcome> = new Set(['ESCALATE', 'REQUIRE_CONFIRMATION']);
-
 /**
  * Decides the requests Arbiter stands in the path of with the same engine, index and audit
  * log as proposals. An ESCALATE or REQUIRE_CONFIRMATION decision that a reviewer approved
@@ -91,7 +90,7 @@ export class InPathDecisions {
     // Stryker disable next-line BooleanLiteral: without a rate limit completeDecision ignores the admission
     const admission = limit ? await (dryRun ? limiter.peek(limit, at) : limiter.admit(limit, at)) : true;
     const decided = completeDecision(preliminary, admission);
-    if (!PENDING.has(decided.outcome)) return this.finish(input, decided, now);
+    if (!needsReview(decided.outcome)) return this.finish(input, decided, now);
     const { recorded } = input;
     const fingerprint = 'kubernetes' in recorded ? recorded.kubernetes.fingerprint : recorded.mcp.fingerprint;
     const approval = await this.usableApproval(proposal, fingerprint, decided.outcome, now);
@@ -129,7 +128,7 @@ export class InPathDecisions {
   ): Promise<InPathVerdict> {
     // What the requester is told quotes no sensitive value, like what is recorded.
     const decided = this.deps.recorder.scrubbed(input.proposal, engineDecision);
-    const pending = PENDING.has(decided.outcome);
+    const pending = needsReview(decided.outcome);
     if (input.dryRun) {
       const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
       return verdict(decided, undefined, expiresAt, approvalOf);

@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { MAX_REVIEW_TTL_SECONDS } from '../model/index.js';
-import type { DecisionData, ReviewData } from './decision-record.js';
+import { REVIEWED_OUTCOMES, verdictStatus, type DecisionData, type ReviewData } from './decision-record.js';
 
 /** A decision waiting for a reviewer (or for its expiry to be recorded). */
 export interface WaitingDecision {
@@ -10,9 +10,6 @@ export interface WaitingDecision {
   expiresAtMs: number;
 }
 
-/** Reviews that end the wait; a used confirmation does not (the approval did). */
-const VERDICTS: ReadonlySet<ReviewData['action']> = new Set(['approve', 'deny', 'expire']);
-const NEEDS_REVIEW = ['ESCALATE', 'REQUIRE_CONFIRMATION'] as const;
 const SEED_PAGE = 200;
 
 /**
@@ -35,7 +32,8 @@ export class PendingReviews {
       if (expiresAt === undefined) return;
       this.waiting.set(decisionId, { decisionId, entry, expiresAtMs: Date.parse(expiresAt) });
     } else if (entry.event_type === 'governance.review') {
-      if (!VERDICTS.has((entry.data as unknown as ReviewData).action)) return;
+      // A used confirmation does not end the wait (the approval did).
+      if (!verdictStatus((entry.data as unknown as ReviewData).action)) return;
       this.waiting.delete(decisionId);
     }
   }
@@ -48,7 +46,7 @@ export class PendingReviews {
   async seed(audit: AuditLog, now: Date, defaultTtlSeconds: number): Promise<void> {
     const horizonMs = Math.max(MAX_REVIEW_TTL_SECONDS, defaultTtlSeconds) * 1000;
     const since = new Date(now.getTime() - horizonMs).toISOString();
-    for (const outcome of NEEDS_REVIEW) {
+    for (const outcome of REVIEWED_OUTCOMES) {
       for await (const entry of decisionsSince(audit, outcome, since)) {
         for (const e of await audit.byDecision(entry.decision_id ?? '')) this.observe(e);
       }
@@ -80,7 +78,7 @@ export class PendingReviews {
 /** The decisions of one outcome made since a time, oldest first, page by page. */
 async function* decisionsSince(
   audit: AuditLog,
-  outcome: (typeof NEEDS_REVIEW)[number],
+  outcome: (typeof REVIEWED_OUTCOMES)[number],
   since: string,
 ): AsyncGenerator<AuditEntry> {
   let after: number | undefined;
