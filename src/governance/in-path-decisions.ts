@@ -122,23 +122,23 @@ export class InPathDecisions {
 
   private async finish(
     input: InPathRequest,
-    engineDecision: EngineDecision,
+    decided: EngineDecision,
     now: Date,
     approvalOf?: string,
   ): Promise<InPathVerdict> {
-    // What the requester is told quotes no sensitive value, like what is recorded.
-    const decided = this.deps.recorder.scrubbed(input.proposal, engineDecision);
-    const pending = needsReview(decided.outcome);
-    if (input.dryRun) {
-      const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
-      return verdict(decided, undefined, expiresAt, approvalOf);
-    }
+    const expiresAt = needsReview(decided.outcome)
+      ? this.deps.recorder.expiryFrom(now, decided).toISOString()
+      : undefined;
+    // What the requester is told quotes no sensitive value, like what is recorded: the
+    // recorder scrubs what it records and answers; a dry run records nothing.
+    if (input.dryRun)
+      return verdict(this.deps.recorder.scrubbed(input.proposal, decided), undefined, expiresAt, approvalOf);
     const decision = await this.deps.recorder.record(input.proposal, decided, input.principal, now, {
       ...input.recorded,
       ...(approvalOf ? { confirmationOf: approvalOf } : {}),
     });
-    const expiresAt = pending ? this.deps.recorder.expiryFrom(now, decided).toISOString() : undefined;
-    return verdict(decided, decision.decision_id, expiresAt, approvalOf);
+    const answered = { ...decided, reason: decision.reason, warnings: decision.warnings ?? [] };
+    return verdict(answered, decision.decision_id, expiresAt, approvalOf);
   }
 
   /**

@@ -71,7 +71,8 @@ export class GovernedToolCalls {
       this.deps.metrics.mcpToolCalls.inc({ server, result: 'denied' });
       return toolError(`the tool name "${tool}" cannot be governed: its capability name would be too long`);
     }
-    const verdict = await this.decide(agent, server, tool, capability, args);
+    const proposal = proposalOf(agent, capability, args);
+    const verdict = await this.decide(agent, proposal, server, tool);
     const meta = { [DECISION_META]: verdict.decisionId!, [OUTCOME_META]: verdict.outcome };
     if (verdict.outcome === 'DENY') {
       this.deps.metrics.mcpToolCalls.inc({ server, result: 'denied' });
@@ -87,19 +88,18 @@ export class GovernedToolCalls {
     }
     const decision = { actor_id: agent.actor.id, capability, decision_id: verdict.decisionId! };
     // A result may echo the arguments: its summary is recorded without their sensitive values.
-    const scrub = (text: string) =>
-      this.deps.executions.scrubbedText(proposalOf(agent, capability, args), text);
+    const scrub = (text: string) => this.deps.executions.scrubbedText(proposal, text);
     const result = await this.forward(upstream, tool, args, decision, scrub);
     return { ...result, _meta: { ...result._meta, ...meta } };
   }
 
   private async decide(
     agent: AgentSession,
+    proposal: Proposal,
     server: string,
     tool: string,
-    capability: string,
-    args: Record<string, unknown>,
   ): Promise<InPathVerdict> {
+    const args = proposal.action.parameters;
     const fingerprint = hash(
       'sha256',
       canonicalJson({ actor: agent.actor.id, arguments: args, server, tool }),
@@ -107,7 +107,7 @@ export class GovernedToolCalls {
     );
     try {
       return await this.deps.decisions.decide({
-        proposal: proposalOf(agent, capability, args),
+        proposal,
         principal: agent.principal,
         recorded: { mcp: { fingerprint, server, session_id: agent.sessionId, tool } },
         dryRun: false,
