@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AuditArchiver } from '../audit/archiving/audit-archiver-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { KeyRateLimiter } from '../auth/index.js';
 import type { ConfigWriter } from '../governance/config-writer.js';
@@ -20,6 +21,8 @@ export interface ApiDependencies {
   logger: Logger;
   index: { current(): IndexSnapshot };
   audit: AuditLog;
+  /** POST /audit/archive: archives the oldest entries into its folder. */
+  archiver: AuditArchiver;
   decisions: DecisionService;
   /** The decisions waiting for a reviewer. */
   pending: PendingReviews;

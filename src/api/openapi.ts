@@ -1,4 +1,5 @@
 import {
+  archiveBodySchema,
   auditQuerySchema,
   capabilityBodySchema,
   decisionQuerySchema,
@@ -40,6 +41,34 @@ interface Operation {
 function queryParameters(schema: Schema | undefined) {
   const properties = (schema?.properties ?? {}) as Record<string, Schema>;
   return Object.entries(properties).map(([name, s]) => ({ name, in: 'query', required: false, schema: s }));
+}
+
+/** Which entries the log holds: from_seq on, continuing from the anchor of the last archive. */
+const retainedSchema = {
+  type: 'object',
+  required: ['from_seq', 'anchor'],
+  properties: {
+    from_seq: { type: 'integer', minimum: 1 },
+    anchor: {
+      type: ['object', 'null'],
+      properties: {
+        seq: { type: 'integer' },
+        hash: { type: 'string' },
+        entry_id: { type: 'string' },
+        checkpoint_time: { type: 'string', format: 'date-time' },
+        archived_at: { type: 'string', format: 'date-time' },
+        archive: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+/** An audit list answer with the retained range (and more properties). */
+function withRetained<S extends { properties: Record<string, unknown> }>(
+  schema: S,
+  more: Record<string, unknown> = {},
+): S {
+  return { ...schema, properties: { ...schema.properties, retained: retainedSchema, ...more } };
 }
 
 function operation(op: Operation) {
@@ -249,15 +278,43 @@ export function buildOpenApiDocument(version: string) {
           summary: 'Recent events, newest first; SSE live feed with Accept: text/event-stream',
           scope: 'audit:read',
           query: eventsQuerySchema,
-          ok: ok(listSchema('events', auditEntrySchema)),
+          ok: ok(withRetained(listSchema('events', auditEntrySchema))),
         }),
       },
       '/api/v1/audit/log': {
         get: operation({
-          summary: 'Query the audit log',
+          summary:
+            'Query the audit log: the retained entries (see retained); partial when older matches may be in archives',
           scope: 'audit:read',
           query: auditQuerySchema,
-          ok: ok(listSchema('entries', auditEntrySchema)),
+          ok: ok(withRetained(listSchema('entries', auditEntrySchema), { partial: { type: 'boolean' } })),
+        }),
+      },
+      '/api/v1/audit/archive': {
+        post: operation({
+          summary:
+            'Archive the entries up to the newest checkpoint before a time to a file in the archive folder, verify it, then remove them from the log',
+          scope: 'admin',
+          body: archiveBodySchema,
+          ok: ok({
+            type: 'object',
+            required: ['archive', 'retained', 'message'],
+            properties: {
+              archive: {
+                type: ['object', 'null'],
+                properties: {
+                  file: { type: 'string' },
+                  from_seq: { type: 'integer' },
+                  to_seq: { type: 'integer' },
+                  entries: { type: 'integer' },
+                  bytes: { type: 'integer' },
+                  sha256: { type: 'string' },
+                },
+              },
+              retained: retainedSchema,
+              message: { type: 'string' },
+            },
+          }),
         }),
       },
       '/api/v1/audit/log/{decision_id}': {
@@ -361,9 +418,9 @@ export function buildOpenApiDocument(version: string) {
       },
       '/api/v1/audit/verify': {
         get: operation({
-          summary: 'Verify the whole chain against the checkpoints',
+          summary: 'Verify the retained chain from its anchor against the checkpoints',
           scope: 'audit:read',
-          ok: ok({ type: 'object' }),
+          ok: ok({ type: 'object', properties: { ok: { type: 'boolean' }, retained: retainedSchema } }),
         }),
       },
     },

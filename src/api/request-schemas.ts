@@ -142,3 +142,11 @@ export const listQuerySchema = {
   additionalProperties: false,
   properties: { limit: limitParam, cursor: { type: 'string', maxLength: 512 } },
 } as const;
+
+/** POST /api/v1/audit/archive. */
+export const archiveBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['before'],
+  properties: { before: { type: 'string', format: 'date-time', maxLength: 64 } },
+} as const;

@@ -86,6 +86,28 @@ export interface VerifyReport {
    * chain verifies after one, but entries acknowledged before it are gone.
    */
   rollbacks?: RollbackReport[];
+  /** Which entries the log holds; verification started at its anchor when entries were archived. */
+  retained?: RetainedRange;
+}
+
+/**
+ * The last archived checkpoint: the retained log continues from it, and it is the trust
+ * anchor of everything retained (the first retained entry links to its hash).
+ */
+export interface RetentionAnchor extends ChainHead {
+  entry_id: string;
+  /** When the checkpoint was taken: what `archive --before` compared. */
+  checkpoint_time: string;
+  archived_at: string;
+  /** File name of the archive ending at this entry. */
+  archive: string;
+}
+
+/** The entries a log holds: seq from_seq to its head; before them, archives. */
+export interface RetainedRange {
+  from_seq: number;
+  /** null while nothing was archived (from_seq is 1). */
+  anchor: RetentionAnchor | null;
 }
 
 /** Stored entries found gone (a Redis failover without WAIT), as recorded in the log. */
@@ -119,6 +141,15 @@ export interface AuditLog {
   tree(): AuditTree;
   /** Retained checkpoints, oldest first; signed ones carry their C2SP note. */
   checkpoints(): Promise<Checkpoint[]>;
+  /** Where the retained entries start (after archiving), and the anchor they continue from. */
+  retained(): Promise<RetainedRange>;
+  /**
+   * Makes `anchor` the start of the retained log, then removes the entries up to it. The
+   * anchor must name a checkpointed entry the log still holds (its hash checked), or be
+   * the current anchor: called again after a crash, trim finishes the removal. An anchor
+   * behind the current one is refused (ArbiterError CONFLICT).
+   */
+  trim(anchor: RetentionAnchor): Promise<void>;
   /** Live feed of appended entries (for SSE); returns the unsubscribe function. */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
   /** Flushes pending appends and releases resources. */

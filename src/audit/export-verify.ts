@@ -28,8 +28,8 @@ export interface LineVerifyReport extends VerifyReport {
 
 export interface LineVerifyOptions {
   checkpoints?: readonly Checkpoint[];
-  /** The head just before the first entry, when known (e.g. a checkpoint). */
-  start?: ChainHead;
+  /** The head just before the first entry, when known (e.g. a checkpoint or a retention anchor). */
+  start?: ChainHead | undefined;
 }
 
 const MAX_LISTED_UNPARSABLE = 100;

@@ -70,8 +70,14 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./audit-verify-consistency.js')).runAuditVerifyConsistency(argv),
   },
   {
+    words: ['audit', 'archive'],
+    usage: 'audit archive --before TIME --out FILE',
+    summary: 'archive the oldest audit entries to a file, then remove them from the log',
+    run: async (argv) => (await import('./audit-archive.js')).runAuditArchive(argv, process.env),
+  },
+  {
     words: ['audit', 'verify'],
-    usage: 'audit verify FILE',
+    usage: 'audit verify FILE...',
     summary: 'verify an audit export offline',
     run: async (argv) => (await import('./audit-verify.js')).runAuditVerify(argv),
   },

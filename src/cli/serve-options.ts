@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../model/index.js';
 import { admissionOptions, type AdmissionFlags } from './admission-options.js';
@@ -32,6 +33,8 @@ export interface ServeOptions {
     | undefined;
   /** The HMAC key of masked sensitive parameters, read from this file. */
   auditMaskKey: string | undefined;
+  /** Where POST /api/v1/audit/archive writes archives; with --redis only when given (no ephemeral default). */
+  auditArchiveDir: string | undefined;
   shutdownGraceSeconds: number;
   verifyIntervalSeconds: number;
   /** Audit to a Redis stream instead of the data directory's file. */
@@ -87,6 +90,9 @@ Options:
                            schema marks x-arbiter-sensitive are recorded as
                            {"masked": "hmac-sha256:<hex>"} (without it: a key made at
                            start, so masks differ between replicas and restarts)
+  --audit-archive-dir DIR  where POST /api/v1/audit/archive writes archives of the
+                           oldest audit entries (default: DATA_DIR/archives; with
+                           --redis none: give a persistent folder to enable it)
   --shutdown-grace S       seconds to drain requests on SIGTERM (default: 10)
   --verify-interval S      re-verify the whole audit chain every S seconds (default: 300)
   --redis URL              audit to a Redis stream (redis://HOST:PORT/DB, or through
@@ -211,6 +217,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'shutdown-grace': { type: 'string' },
       'verify-interval': { type: 'string' },
       'audit-mask-key': { type: 'string' },
+      'audit-archive-dir': { type: 'string' },
       redis: { type: 'string' },
       'redis-timeout': { type: 'string' },
       'redis-wait-replicas': { type: 'string' },
@@ -251,10 +258,11 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'INVALID_REQUEST',
       '--manifests cannot be combined with --kubernetes/--kubeconfig',
     );
+  const dataDir = values['data-dir'] ?? '.arbiter-data';
   return {
     manifests: values.manifests,
     apiKeys: values['api-keys'],
-    dataDir: values['data-dir'] ?? '.arbiter-data',
+    dataDir,
     port: number(values.port, 'port', 8080, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
     host: values.host ?? '0.0.0.0',
     logLevel: values['log-level'] ?? env.ARBITER_LOG_LEVEL ?? 'info',
@@ -276,6 +284,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     },
     auditSigning: auditSigningOptions(values),
     auditMaskKey: values['audit-mask-key'],
+    auditArchiveDir: values['audit-archive-dir'] ?? (values.redis ? undefined : join(dataDir, 'archives')),
     shutdownGraceSeconds: number(values['shutdown-grace'], 'shutdown-grace', 10, (n) => n >= 0),
     verifyIntervalSeconds: number(values['verify-interval'], 'verify-interval', 300, positive),
     redis: values.redis ? redisOptions(values.redis, values) : undefined,

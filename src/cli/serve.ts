@@ -1,3 +1,4 @@
+import { AuditArchiver } from '../audit/archiving/audit-archiver-service.js';
 import { boundHeapGrowth, relaxHeapGrowthIfSmall } from './heap-growth.js';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -269,6 +270,7 @@ async function startOnServer(
     logger,
     index,
     audit,
+    archiver: new AuditArchiver(audit, options.auditArchiveDir),
     decisions,
     pending,
     config: config.writer,

@@ -98,7 +98,14 @@ export class DecisionService {
   async get(decisionId: string): Promise<DecisionRecord> {
     const entries = await this.deps.audit.byDecision(decisionId);
     const record = foldDecision(entries, this.deps.clock());
-    if (!record) throw new ArbiterError('NOT_FOUND', `no decision ${decisionId}`);
+    if (!record) {
+      const { anchor } = await this.deps.audit.retained();
+      // It may be one of the archived: say where to look.
+      const archived = anchor
+        ? ` in the retained audit log (entries up to seq ${anchor.seq} are archived, the newest in ${anchor.archive})`
+        : '';
+      throw new ArbiterError('NOT_FOUND', `no decision ${decisionId}${archived}`);
+    }
     return record;
   }
 

@@ -28,6 +28,8 @@ export function instrumentAuditLog(audit: AuditLog, metrics: Metrics): AuditLog 
     head: () => audit.head(),
     tree: () => audit.tree(),
     checkpoints: () => audit.checkpoints(),
+    retained: () => audit.retained(),
+    trim: (anchor) => audit.trim(anchor),
     subscribe: (listener) => audit.subscribe(listener),
     close: () => audit.close(),
   };

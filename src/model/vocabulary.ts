@@ -45,5 +45,7 @@ export const EVENT_TYPES = [
   'actor.grant.revoked',
   // Entries a replica had stored were gone after a Redis failover (asynchronous replication).
   'audit.rollback_detected',
+  // The oldest entries were archived to a file and removed from the log (audit archive).
+  'audit.archived',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

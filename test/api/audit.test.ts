@@ -80,7 +80,13 @@ describe('audit log', () => {
     } while (cursor);
     expect(seen).toEqual(all.body.entries.map((e: { id: string }) => e.id));
     const future = await api('/audit/log?since=2999-01-01T00:00:00Z');
-    expect(future.body).toEqual({ entries: [], total: 0, cursor: null });
+    expect(future.body).toEqual({
+      entries: [],
+      total: 0,
+      cursor: null,
+      retained: { from_seq: 1, anchor: null },
+      partial: false,
+    });
     const middle = all.body.entries[3].timestamp as string;
     const until = await api(
       `/audit/log?capability=payments.transfer&event_type=governance.decision&until=${encodeURIComponent(middle)}`,

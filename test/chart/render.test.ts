@@ -279,6 +279,23 @@ describe('the chart renders', () => {
     expect(serveOptions(await renderChart({ values: VALUE_SETS.defaults })).auditMaskKey).toBeUndefined();
   });
 
+  it('with a claim for audit archives, mounted where arbiter serve writes them', async () => {
+    const chart = await renderChart({
+      values: {
+        redis: { url: 'redis://redis:6379/0' },
+        audit: { archive: { existingClaim: 'audit-archives' } },
+      },
+    });
+    const options = serveOptions(chart);
+    expect(options.auditArchiveDir).toBe('/var/lib/arbiter-archive');
+    const { mount, volume } = volumeMountFor(chart, `${options.auditArchiveDir!}/audit-1.jsonl`);
+    expect(mount.readOnly).toBeUndefined();
+    expect(volume.persistentVolumeClaim).toEqual({ claimName: 'audit-archives' });
+    // Without a claim, a Redis deployment has no archive folder: nothing ephemeral by default.
+    const none = await renderChart({ values: { redis: { url: 'redis://redis:6379/0' } } });
+    expect(serveOptions(none).auditArchiveDir).toBeUndefined();
+  });
+
   it('with upstream MCP servers for the tool proxy, as arbiter serve reads them', async () => {
     const chart = await renderChart({
       values: {

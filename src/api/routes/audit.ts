@@ -1,13 +1,14 @@
 import { Router } from 'express';
-import type { AuditEntry, AuditQuery } from '../../audit/audit-log.js';
+import type { AuditEntry, AuditQuery, RetainedRange } from '../../audit/audit-log.js';
 import { storedText } from '../../audit/chain.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
 import type { EventType, Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
-import { makeGuard, stringQuery } from '../handler.js';
+import { makeGuard, principalOf, stringQuery } from '../handler.js';
+import { jsonBody } from '../json-body.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
-import { auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
+import { archiveBodySchema, auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
 import { latestInclusionProof, type inclusionProofView } from '../signed-tree.js';
 import { compileValidator } from '../validation.js';
 
@@ -41,6 +42,17 @@ const validateExportQuery = compileValidator<AuditQueryParams>(
   },
   'query',
 );
+
+const validateArchive = compileValidator<{ before: string }>(archiveBodySchema, 'archive request');
+
+/**
+ * Whether a query reaches back before the retained range, so that archives may hold
+ * more of what it asks for: no lower time bound, or one before the archive's checkpoint.
+ */
+function reachesArchives(retained: RetainedRange, since: string | undefined): boolean {
+  const anchor = retained.anchor;
+  return anchor !== null && (since === undefined || Date.parse(since) <= Date.parse(anchor.checkpoint_time));
+}
 
 /** service-interface.md 2.6, plus seq so a reader can re-verify the chain. */
 export function entryView(entry: AuditEntry) {
@@ -151,16 +163,20 @@ export function auditRoutes(deps: ApiDependencies): Router {
     const limit = parseLimit(query.limit);
     const scope = JSON.stringify(['events', eventType]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
-    const page = await deps.audit.query({
-      ...(eventType ? { event_type: eventType } : {}),
-      order: 'desc',
-      limit,
-      ...(after === undefined ? {} : { after }),
-    });
+    const [page, retained] = await Promise.all([
+      deps.audit.query({
+        ...(eventType ? { event_type: eventType } : {}),
+        order: 'desc',
+        limit,
+        ...(after === undefined ? {} : { after }),
+      }),
+      deps.audit.retained(),
+    ]);
     res.json({
       events: page.entries.map(entryView),
       total: page.total,
       cursor: page.next === null ? null : encodeCursor(page.next, scope),
+      retained,
     });
   });
 
@@ -171,25 +187,34 @@ export function auditRoutes(deps: ApiDependencies): Router {
     const order = query.order === 'desc' ? 'desc' : 'asc';
     const scope = JSON.stringify(['log', order, filters]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
-    const page = await deps.audit.query({
-      ...filters,
-      order,
-      limit,
-      ...(after === undefined ? {} : { after }),
-    });
+    const [page, retained] = await Promise.all([
+      deps.audit.query({
+        ...filters,
+        order,
+        limit,
+        ...(after === undefined ? {} : { after }),
+      }),
+      deps.audit.retained(),
+    ]);
     res.json({
       entries: page.entries.map(entryView),
       total: page.total,
       cursor: page.next === null ? null : encodeCursor(page.next, scope),
+      retained,
+      // The answer holds retained entries only; older matches are in the archives.
+      partial: reachesArchives(retained, filters.since),
     });
   });
 
   /** Bulk export: every matching entry as JSON Lines, streamed page by page, oldest first. */
   router.get('/audit/export', guard('audit:read'), async (req, res) => {
     const filters = filtersOf(validateExportQuery(stringQuery(req)));
+    const retained = await deps.audit.retained();
     res.writeHead(200, {
       'Content-Type': 'application/x-ndjson',
       'Content-Disposition': 'attachment; filename="arbiter-audit.jsonl"',
+      // Older entries are in archives: the export starts at this seq (its first line links to the anchor).
+      'Arbiter-Retained-From-Seq': String(retained.from_seq),
     });
     let after: number | undefined;
     do {
@@ -209,7 +234,14 @@ export function auditRoutes(deps: ApiDependencies): Router {
 
   router.get('/audit/verify', guard('audit:read'), async (_req, res) => {
     const report = await deps.audit.verify();
-    res.json(report);
+    res.json({ ...report, retained: report.retained ?? (await deps.audit.retained()) });
+  });
+
+  /** Archives the oldest entries to a file in the server's archive folder, then removes them. */
+  router.post('/audit/archive', guard('admin'), jsonBody, async (req, res) => {
+    const body = validateArchive(req.body);
+    const result = await deps.archiver.run(new Date(body.before), principalOf(req));
+    res.json(result);
   });
 
   router.get('/audit/log/:decision_id', guard('audit:read'), async (req, res) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
 import type {
@@ -11,6 +11,8 @@ import type {
   ChainHead,
   Checkpoint,
   CheckpointStore,
+  RetainedRange,
+  RetentionAnchor,
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
@@ -26,7 +28,10 @@ import { verifyLogFile } from './file-verify.js';
 import { GroupCommit } from './group-commit.js';
 import { openLogFile, type LogFile, type OpenLogFile } from './log-file.js';
 import { loadLog, type LoadedLog } from './log-loader.js';
+import { LogLock } from './log-lock.js';
 import { RangeVerifier } from './range-verifier.js';
+import { RETAINED_COPY_FILE, RetainedCopy, retainedStart } from './retained-copy.js';
+import { RetentionFile } from './retention-file.js';
 import { catchUpTree } from './tree-catch-up.js';
 import { TREE_FILE, TreeFile } from './tree-file.js';
 
@@ -59,14 +64,19 @@ export interface FileAuditLogOptions {
 const DEFAULTS = { maxBatchEntries: 1000, verifyCacheSeconds: 60 };
 
 interface LogParts {
+  dir: string;
+  openFile: OpenLogFile;
+  lock: LogLock;
+  retention: RetentionFile;
+  anchor: RetentionAnchor | null;
   file: LogFile;
   tree: TreeFile;
   loaded: LoadedLog;
   store: CheckpointStore;
   initialCheckpoints: Checkpoint[];
-  ranges: RangeVerifier;
   logger: AuditLogger;
   now: () => Date;
+  verifyCacheMs: number;
   newId: () => string;
   maxBatchEntries: number;
   checkpointEvery: CheckpointEvery;
@@ -96,29 +106,50 @@ export class FileAuditLog implements AuditLog {
   /** A failed write whose truncation also failed leaves bytes to cut before the next write. */
   private dirtyTail = false;
 
-  private readonly file: LogFile;
-  private readonly treeFile: TreeFile;
-  private readonly index: EntryIndex;
+  // The file, its index and length are replaced together when archived entries are cut off.
+  private file: LogFile;
+  private index: EntryIndex;
   private length: number;
+  private ranges: RangeVerifier;
+  /** Files replaced by a trim: reads begun before it finish on them; closed with the log. */
+  private readonly replacedFiles: LogFile[] = [];
+  /** Where the file starts: entries up to this anchor were archived and cut off. */
+  private anchor: RetentionAnchor | null;
+  private trimming: Promise<void> | undefined;
+  private readonly treeFile: TreeFile;
   private last: HeadSnapshot | undefined;
   private readonly checkpointStore: CheckpointStore;
   private readonly checkpointer: Checkpointer;
-  private readonly ranges: RangeVerifier;
   private readonly logger: AuditLogger;
+  private readonly now: () => Date;
+  private readonly verifyCacheMs: number;
+  private readonly dir: string;
+  private readonly openFile: OpenLogFile;
+  private readonly lock: LogLock;
+  private readonly retention: RetentionFile;
   private readonly newId: () => string;
   private readonly withoutTree: boolean;
 
   private constructor(parts: LogParts) {
+    this.dir = parts.dir;
+    this.openFile = parts.openFile;
+    this.lock = parts.lock;
+    this.retention = parts.retention;
+    this.anchor = parts.anchor;
     this.file = parts.file;
     this.treeFile = parts.tree;
     this.index = parts.loaded.index;
     this.length = parts.loaded.length;
-    this.last = parts.loaded.head;
+    // A log whose every entry was archived continues from its anchor.
+    this.last = parts.loaded.head ?? (parts.anchor ? headOf(parts.anchor) : undefined);
     this.checkpointStore = parts.store;
     this.logger = parts.logger;
+    this.now = parts.now;
+    this.verifyCacheMs = parts.verifyCacheMs;
     this.newId = parts.newId;
     this.withoutTree = parts.withoutTree;
-    this.ranges = parts.ranges;
+    this.ranges = this.rangeVerifier();
+    this.ranges.setKnownBreak(parts.loaded.report.break?.seq);
     const headSeq = this.last?.seq ?? 0;
     const checkpointed = parts.initialCheckpoints.filter((c) => c.seq <= headSeq).at(-1)?.seq ?? 0;
     this.checkpointer = new Checkpointer(
@@ -138,46 +169,56 @@ export class FileAuditLog implements AuditLog {
     const settings = { ...DEFAULTS, ...options };
     const logger = settings.logger ?? silentLogger;
     const now = settings.now ?? (() => new Date());
+    const openFile = settings.openFile ?? openLogFile;
     await mkdir(settings.dir, { recursive: true });
-    const store =
-      settings.checkpointStore ??
-      new FileCheckpointStore({ dir: settings.dir, retain: settings.retainCheckpoints });
-    const initialCheckpoints = await store.list();
-    const file = await (settings.openFile ?? openLogFile)(join(settings.dir, AUDIT_LOG_FILE));
-    const loaded = await loadLog(file, initialCheckpoints, logger);
-    if (!loaded.report.ok) {
-      logger.error(
-        { break: loaded.report.break },
-        'audit chain is broken; new entries continue from the last one',
+    const lock = await LogLock.acquire(settings.dir);
+    try {
+      const store =
+        settings.checkpointStore ??
+        new FileCheckpointStore({ dir: settings.dir, retain: settings.retainCheckpoints });
+      const retention = new RetentionFile(settings.dir);
+      const anchor = await retention.read();
+      const initialCheckpoints = await store.list();
+      const file = await openWithoutArchived(settings.dir, openFile, anchor, logger);
+      const loaded = await loadLog(
+        file,
+        retainedCheckpoints(initialCheckpoints, anchor),
+        logger,
+        anchor ?? undefined,
       );
+      if (!loaded.report.ok) {
+        logger.error(
+          { break: loaded.report.break },
+          'audit chain is broken; new entries continue from the last one',
+        );
+      }
+      const tree = await openTree({ ...settings, logger }, file, loaded, initialCheckpoints, anchor);
+      const log = new FileAuditLog({
+        dir: settings.dir,
+        openFile,
+        lock,
+        retention,
+        anchor,
+        file,
+        tree,
+        loaded,
+        store,
+        initialCheckpoints,
+        logger,
+        now,
+        verifyCacheMs: settings.verifyCacheSeconds * 1000,
+        newId: settings.idGenerator ?? (() => `aud_${randomUUID()}`),
+        maxBatchEntries: settings.maxBatchEntries,
+        checkpointEvery: settings.checkpointEvery,
+        signing: settings.signing,
+        withoutTree: settings.withoutTree ?? false,
+      });
+      log.checkpointer.start();
+      return log;
+    } catch (err) {
+      await lock.release();
+      throw err;
     }
-    const ranges = new RangeVerifier({
-      file,
-      index: loaded.index,
-      checkpoints: () => store.list(),
-      now,
-      cacheMs: settings.verifyCacheSeconds * 1000,
-      logger,
-    });
-    ranges.setKnownBreak(loaded.report.break?.seq);
-    const tree = await openTree({ ...settings, logger }, file, loaded, initialCheckpoints);
-    const log = new FileAuditLog({
-      file,
-      tree,
-      loaded,
-      store,
-      initialCheckpoints,
-      ranges,
-      logger,
-      now,
-      newId: settings.idGenerator ?? (() => `aud_${randomUUID()}`),
-      maxBatchEntries: settings.maxBatchEntries,
-      checkpointEvery: settings.checkpointEvery,
-      signing: settings.signing,
-      withoutTree: settings.withoutTree ?? false,
-    });
-    log.checkpointer.start();
-    return log;
   }
 
   append(event: AuditEventInput): Promise<AuditEntry> {
@@ -218,9 +259,115 @@ export class FileAuditLog implements AuditLog {
     const checkpoints = await this.checkpointStore.list();
     // Head and length together, synchronously: both describe the same committed prefix.
     const head = this.currentHead();
-    const report = await verifyLogFile(this.file, this.length, head, checkpoints);
+    const anchor = this.anchor;
+    const report = await verifyLogFile(
+      this.file,
+      this.length,
+      head,
+      retainedCheckpoints(checkpoints, anchor),
+      anchor ?? undefined,
+    );
     this.ranges.setKnownBreak(report.break?.seq);
-    return report;
+    return { ...report, retained: rangeOf(anchor) };
+  }
+
+  retained(): Promise<RetainedRange> {
+    return Promise.resolve(rangeOf(this.anchor));
+  }
+
+  /**
+   * Records the anchor in retention.json, then cuts the entries up to it off the file
+   * (RetainedCopy). One trim at a time; a rerun after a crash finishes the cut, as does
+   * the next open.
+   */
+  trim(anchor: RetentionAnchor): Promise<void> {
+    if (this.closed) return Promise.reject(new AuditUnavailableError('the audit log is closed'));
+    const run = (this.trimming ?? Promise.resolve()).then(() => this.trimNow(anchor));
+    this.trimming = run.catch(() => undefined);
+    return run;
+  }
+
+  private async trimNow(anchor: RetentionAnchor): Promise<void> {
+    const recorded = await this.retention.read();
+    if (
+      recorded &&
+      (recorded.seq > anchor.seq || (recorded.seq === anchor.seq && recorded.hash !== anchor.hash))
+    ) {
+      throw new ArbiterError(
+        'CONFLICT',
+        `the audit log is already archived up to seq ${recorded.seq}; an anchor at seq ${anchor.seq} would move it back`,
+      );
+    }
+    if (!recorded || recorded.seq < anchor.seq) {
+      await this.checkAnchorEntry(anchor);
+      await this.retention.write(anchor);
+    }
+    await this.cutArchived(recorded && recorded.seq === anchor.seq ? recorded : anchor);
+  }
+
+  /** The anchor must be an entry this log holds, hashed into the Merkle tree already. */
+  private async checkAnchorEntry(anchor: RetentionAnchor): Promise<void> {
+    const position = this.index.positionOfSeq(anchor.seq);
+    const [entry] = position === undefined ? [] : await readEntries(this.file, this.index, [position]);
+    if (!entry || entry.hash !== anchor.hash || entry.id !== anchor.entry_id) {
+      throw new ArbiterError(
+        'CONFLICT',
+        `the audit log holds no entry ${anchor.seq} with hash ${anchor.hash}: not a retention anchor`,
+      );
+    }
+    if (!this.withoutTree && this.treeFile.size < anchor.seq) {
+      throw new ArbiterError(
+        'CONFLICT',
+        `the Merkle tree has not caught up to seq ${anchor.seq} yet; try again`,
+      );
+    }
+  }
+
+  private async cutArchived(anchor: RetentionAnchor): Promise<void> {
+    const position = this.index.positionOfSeq(anchor.seq);
+    if (position === undefined) return; // cut already
+    const { offset, length } = this.index.location(position);
+    const copy = await RetainedCopy.begin({
+      dir: this.dir,
+      target: join(this.dir, AUDIT_LOG_FILE),
+      source: () => this.file,
+      cut: offset + length + 1,
+      openFile: this.openFile,
+    });
+    try {
+      // Most of the copy while appends go on; the rest with the writer paused.
+      await copy.copyUpTo(this.length);
+      await this.commits.exclusive(async () => {
+        await copy.copyUpTo(this.length);
+        const file = await copy.replace();
+        this.replacedFiles.push(this.file);
+        this.file = file;
+        this.index = copy.index;
+        this.length = copy.length;
+        this.anchor = anchor;
+        this.ranges = this.rangeVerifier();
+      });
+    } catch (err) {
+      await copy.discard().catch(() => undefined);
+      throw err;
+    }
+    await copy.syncDirectory();
+    this.logger.info(
+      { anchor_seq: anchor.seq, archive: anchor.archive, retained_from: anchor.seq + 1 },
+      'archived audit entries cut off the log',
+    );
+  }
+
+  private rangeVerifier(): RangeVerifier {
+    return new RangeVerifier({
+      file: this.file,
+      index: this.index,
+      checkpoints: () => this.checkpointStore.list(),
+      now: this.now,
+      cacheMs: this.verifyCacheMs,
+      logger: this.logger,
+      ...(this.anchor ? { anchor: headOf(this.anchor) } : {}),
+    });
   }
 
   head(): Promise<ChainHead> {
@@ -248,10 +395,13 @@ export class FileAuditLog implements AuditLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.trimming;
     await this.commits.drain();
     await this.checkpointer.stop();
     await this.file.close();
+    for (const file of this.replacedFiles) await file.close();
     await this.treeFile.close();
+    await this.lock.release();
   }
 
   /** One write and one fsync for the whole batch; on failure nothing of it remains. */
@@ -341,17 +491,65 @@ async function openTree(
   file: LogFile,
   loaded: LoadedLog,
   checkpoints: readonly Checkpoint[],
+  anchor: RetentionAnchor | null,
 ): Promise<TreeFile> {
   const tree = await TreeFile.open(await (settings.openFile ?? openLogFile)(join(settings.dir, TREE_FILE)));
   await catchUpTree({
     tree,
     file,
     index: loaded.index,
-    logLeaves: loaded.head?.seq ?? 0,
-    checkpointed: checkpoints.at(-1)?.seq ?? 0,
+    logLeaves: loaded.head?.seq ?? anchor?.seq ?? 0,
+    // The anchor was in the tree before anything was cut: archived leaves are never re-hashed.
+    checkpointed: Math.max(checkpoints.at(-1)?.seq ?? 0, anchor?.seq ?? 0),
     logger: settings.logger,
   });
   return tree;
+}
+
+function headOf(anchor: RetentionAnchor): HeadSnapshot {
+  return { seq: anchor.seq, hash: anchor.hash, entry_id: anchor.entry_id };
+}
+
+function rangeOf(anchor: RetentionAnchor | null): RetainedRange {
+  return { from_seq: (anchor?.seq ?? 0) + 1, anchor };
+}
+
+/** Checkpoints of the retained log: those before the anchor name entries no longer held. */
+function retainedCheckpoints(
+  checkpoints: readonly Checkpoint[],
+  anchor: RetentionAnchor | null,
+): Checkpoint[] {
+  return checkpoints.filter((c) => c.seq > (anchor?.seq ?? 0));
+}
+
+/**
+ * Opens audit.jsonl, first finishing a cut that a crash interrupted: the anchor was
+ * recorded (so the archive was complete and verified) but the file still holds entries
+ * up to it.
+ */
+async function openWithoutArchived(
+  dir: string,
+  openFile: OpenLogFile,
+  anchor: RetentionAnchor | null,
+  logger: AuditLogger,
+): Promise<LogFile> {
+  const path = join(dir, AUDIT_LOG_FILE);
+  const file = await openFile(path);
+  const cut = anchor ? await retainedStart(file, anchor) : undefined;
+  if (!anchor || cut === undefined) {
+    await rm(join(dir, RETAINED_COPY_FILE), { force: true });
+    return file;
+  }
+  logger.warn(
+    { anchor_seq: anchor.seq },
+    'finishing an interrupted archive: cutting archived entries off the log',
+  );
+  const copy = await RetainedCopy.begin({ dir, target: path, source: () => file, cut, openFile });
+  await copy.copyUpTo(await file.size());
+  const replaced = await copy.replace();
+  await copy.syncDirectory();
+  await file.close();
+  return replaced;
 }
 
 /** Opens (creating if needed) the file audit log in options.dir. */

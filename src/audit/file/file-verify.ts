@@ -14,8 +14,10 @@ export async function verifyLogFile(
   endBytes: number,
   expectedHead: ChainHead,
   checkpoints: readonly Checkpoint[],
+  /** The retention anchor the file continues from, once entries were archived. */
+  start?: ChainHead,
 ): Promise<LineVerifyReport> {
-  const verifier = new LineChainVerifier({ checkpoints });
+  const verifier = new LineChainVerifier({ checkpoints, start });
   let lineNumber = 0;
   let scannedBytes = 0;
   for await (const line of scanLines(file, endBytes)) {

@@ -1,4 +1,4 @@
-import type { Checkpoint } from '../audit-log.js';
+import type { ChainHead, Checkpoint } from '../audit-log.js';
 import { parseEntryLine } from '../entry-shape.js';
 import { LineChainVerifier, type LineVerifyReport } from '../export-verify.js';
 import type { AuditLogger } from '../audit-logger.js';
@@ -26,9 +26,11 @@ export async function loadLog(
   file: LogFile,
   checkpoints: readonly Checkpoint[],
   logger: AuditLogger,
+  /** The retention anchor the file continues from, once entries were archived. */
+  start?: ChainHead,
 ): Promise<LoadedLog> {
   const index = new EntryIndex();
-  const verifier = new LineChainVerifier({ checkpoints });
+  const verifier = new LineChainVerifier({ checkpoints, start });
   let head: HeadSnapshot | undefined;
   let held: { line: ScannedLine; lineNumber: number } | undefined;
   let torn: ScannedLine | undefined;

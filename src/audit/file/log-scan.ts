@@ -12,15 +12,16 @@ export interface ScannedLine {
 
 const NEWLINE = 0x0a;
 
-/** Streams the lines of the log file in bounded chunks, with their byte offsets. */
+/** Streams the lines of the log file in bounded chunks, with their byte offsets; from `from`, a line's first byte. */
 export async function* scanLines(
   file: LogFile,
   end: number = Number.POSITIVE_INFINITY,
   chunkBytes = 1 << 20,
+  from = 0,
 ): AsyncGenerator<ScannedLine> {
   let carry: Buffer = Buffer.alloc(0);
-  let carryOffset = 0;
-  let position = 0;
+  let carryOffset = from;
+  let position = from;
   while (position < end) {
     const chunk = await file.read(Math.min(chunkBytes, end - position), position);
     if (chunk.length === 0) break;

@@ -16,6 +16,8 @@ export interface RangeVerifierDeps {
   /** How long a verified range is trusted before it is read again. */
   cacheMs: number;
   logger: AuditLogger;
+  /** The retention anchor: entries up to it are archived, and it starts every check before the first retained checkpoint. */
+  anchor?: ChainHead;
 }
 
 interface VerifiedRange {
@@ -43,24 +45,40 @@ export class RangeVerifier {
 
   async isVerified(seq: number, headSeq: number): Promise<boolean> {
     if (!this.mayHold(seq, headSeq)) return false;
-    const checkpoint = (await this.deps.checkpoints()).filter((c) => c.seq <= seq).at(-1);
-    const key = checkpoint?.seq ?? 0;
+    const start = await this.startFor(seq);
     const nowMs = this.deps.now().getTime();
-    const fresh = this.freshRange(key, nowMs);
+    const fresh = this.freshRange(start.key, nowMs);
     if (fresh && fresh.upTo.seq >= seq) return true;
     const result = fresh
       ? await this.check(fresh.upTo.seq + 1, seq, fresh.upTo, undefined)
-      : await this.check(checkpoint?.seq ?? 1, seq, null, checkpoint);
+      : await this.check(start.from, seq, start.head, start.checkpoint);
     if ('reason' in result) {
       this.noteBreak(result);
       return false;
     }
-    this.verified.set(key, { upTo: result, checkedAtMs: fresh ? fresh.checkedAtMs : nowMs });
+    this.verified.set(start.key, { upTo: result, checkedAtMs: fresh ? fresh.checkedAtMs : nowMs });
     return true;
   }
 
+  /**
+   * Where a check of seq starts: the nearest retained checkpoint at or before it, else
+   * the retention anchor (the entry after it links to it), else genesis. `key` names the
+   * start in the cache of verified ranges.
+   */
+  private async startFor(
+    seq: number,
+  ): Promise<{ key: number; from: number; head: ChainHead | null; checkpoint: Checkpoint | undefined }> {
+    const anchor = this.deps.anchor;
+    const checkpoint = (await this.deps.checkpoints())
+      .filter((c) => c.seq <= seq && c.seq > (anchor?.seq ?? 0))
+      .at(-1);
+    if (checkpoint) return { key: checkpoint.seq, from: checkpoint.seq, head: null, checkpoint };
+    if (anchor) return { key: anchor.seq, from: anchor.seq + 1, head: anchor, checkpoint: undefined };
+    return { key: 0, from: 1, head: null, checkpoint: undefined };
+  }
+
   private mayHold(seq: number, headSeq: number): boolean {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > headSeq) return false;
+    if (!Number.isSafeInteger(seq) || seq <= (this.deps.anchor?.seq ?? 0) || seq > headSeq) return false;
     return this.knownBreak === undefined || seq < this.knownBreak;
   }
 

@@ -45,17 +45,26 @@ function decodeItem(item: StreamItem): AuditEntry | { invalid: string } {
   return item.text === undefined ? { invalid: 'stream item has no entry field' } : decodeEntry(item.text);
 }
 
-/** Verifies the whole stream against the checkpoints and the stored chain head. */
+/**
+ * Verifies the whole stream against the checkpoints and the stored chain head; after a
+ * trim, from the retention anchor on (checkpoints before it name archived entries).
+ */
 export async function verifyStream(
   redis: Redis,
   keys: RedisAuditKeys,
   checkpoints: readonly Checkpoint[],
   storedHead: ChainHead,
   chunkEntries: number,
+  anchor: ChainHead | null = null,
 ): Promise<VerifyReport> {
-  const verifier = new ChainVerifier(null, checkpoints);
-  const layoutBreak = await feed(redis, keys, verifier, { fromSeq: 1, chunkEntries });
+  const verifier = new ChainVerifier(anchor, afterAnchor(checkpoints, anchor));
+  const layoutBreak = await feed(redis, keys, verifier, { fromSeq: (anchor?.seq ?? 0) + 1, chunkEntries });
   const report = verifier.finish();
+  const atAnchor = anchor && checkpoints.find((c) => c.seq === anchor.seq && c.hash !== anchor.hash);
+  if (atAnchor) {
+    const reason = `checkpoint at seq ${anchor.seq} names another hash than the retention anchor`;
+    return { ...report, ok: false, break: { seq: anchor.seq, reason } };
+  }
   if (layoutBreak) return { ...report, ok: false, break: layoutBreak };
   if (!report.ok) return report;
   if (storedHead.seq > report.head.seq) {
@@ -69,16 +78,21 @@ export async function verifyStream(
   return report;
 }
 
-/** True when the chain holds from the nearest checkpoint before seq up to seq itself. */
+/**
+ * True when the chain holds from the nearest checkpoint before seq up to seq itself. The
+ * retention anchor counts as a checkpoint, and those before it are ignored; the caller
+ * answers false for archived seqs.
+ */
 export async function verifyUpTo(
   redis: Redis,
   keys: RedisAuditKeys,
   seq: number,
   checkpoints: readonly Checkpoint[],
   chunkEntries: number,
+  anchor: ChainHead | null = null,
 ): Promise<boolean> {
-  const usable = checkpoints.filter((c) => c.seq <= seq);
-  const start = usable.filter((c) => c.seq < seq).sort((a, b) => b.seq - a.seq)[0] ?? null;
+  const usable = afterAnchor(checkpoints, anchor).filter((c) => c.seq <= seq);
+  const start = usable.filter((c) => c.seq < seq).sort((a, b) => b.seq - a.seq)[0] ?? anchor;
   const verifier = new ChainVerifier(start, usable);
   const layoutBreak = await feed(redis, keys, verifier, {
     fromSeq: (start?.seq ?? 0) + 1,
@@ -87,4 +101,8 @@ export async function verifyUpTo(
   });
   const report = verifier.finish();
   return !layoutBreak && report.ok && report.head.seq === seq;
+}
+
+function afterAnchor(checkpoints: readonly Checkpoint[], anchor: ChainHead | null): Checkpoint[] {
+  return checkpoints.filter((c) => c.seq > (anchor?.seq ?? 0));
 }

@@ -16,6 +16,11 @@
  * page costs its size plus the out-of-order entries at the range's edges; otherwise the
  * smallest candidate set is filtered by membership in the others into a scratch set
  * scored by seq, which is paged and deleted before the script returns.
+ *
+ * Retention: only seqs from the head's `from` on are answered (retention.ts). While a
+ * trim is removing the archived entries, their index members may still be there, so
+ * every plan bounds its seqs below by `from`, and the time total subtracts the archived
+ * entries still indexed (those from the stream's first item up to `from` - 1).
  */
 export const QUERY_SCRIPT = `
 local order, limit = ARGV[1], tonumber(ARGV[3])
@@ -29,6 +34,7 @@ local FIRST_EQ = 7
 local nEq = #KEYS - FIRST_EQ + 1
 
 local function fmt(n) return string.format('%d', n) end
+local fromSeq = tonumber(redis.call('HGET', KEYS[1], 'from') or '1')
 
 local function fetch(seqs)
   local out = {}
@@ -77,10 +83,10 @@ local function walkRange(a, b, keep)
   return walk(math.min(b, (after or b + 1) - 1), a, -1, keep)
 end
 
--- No filter: seqs 1..head are the answer.
+-- No filter: seqs fromSeq..head are the answer.
 if nEq == 0 and not hasTime then
   local head = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
-  return reply(head, walkRange(1, head, function() return true end))
+  return reply(math.max(0, head - fromSeq + 1), walkRange(fromSeq, head, function() return true end))
 end
 
 -- The seq range [a, b] outside which no entry is in the time range.
@@ -88,12 +94,33 @@ local a, b
 if hasTime then
   local first = redis.call('ZRANGE', KEYS[5], loArg, '+inf', 'BYSCORE', 'LIMIT', 0, 1)[1]
   local last = redis.call('ZRANGE', KEYS[6], hiArg, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)[1]
-  if not first or not last or tonumber(first) > tonumber(last) then return {0, -1} end
-  a, b = tonumber(first), tonumber(last)
+  -- A floor record before fromSeq (the one a trim keeps) starts the range at fromSeq.
+  a, b = first and math.max(tonumber(first), fromSeq), last and tonumber(last)
+  if not a or not b or a > b then return {0, -1} end
+end
+
+-- Entries of the time range before fromSeq that a trim has not removed yet: the cheaper
+-- of walking those seqs or the range's members.
+local function archivedInTime(inRange)
+  local oldest = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)[1]
+  local oldestSeq = oldest and tonumber(string.match(oldest[1], '^%d+')) or fromSeq
+  if oldestSeq >= fromSeq then return 0 end
+  local n = 0
+  if fromSeq - oldestSeq <= inRange then
+    for s = oldestSeq, fromSeq - 1 do
+      if inTime(fmt(s)) then n = n + 1 end
+    end
+  else
+    for _, s in ipairs(redis.call('ZRANGE', KEYS[3], loArg, hiArg, 'BYSCORE')) do
+      if tonumber(s) < fromSeq then n = n + 1 end
+    end
+  end
+  return n
 end
 
 if nEq == 0 then
-  return reply(redis.call('ZCOUNT', KEYS[3], loArg, hiArg), walkRange(a, b, inTime))
+  local inRange = redis.call('ZCOUNT', KEYS[3], loArg, hiArg)
+  return reply(inRange - archivedInTime(inRange), walkRange(a, b, inTime))
 end
 
 local set = KEYS[FIRST_EQ]
@@ -135,14 +162,15 @@ if hasTime or nEq > 1 then
   end
 end
 
-local total = redis.call('ZCARD', set)
+-- Scores are seqs: archived members still in an index lie below fromSeq.
+local total = redis.call('ZCOUNT', set, fromSeq, '+inf')
 local seqs
 if order == 'asc' then
-  local from = after and ('(' .. fmt(after)) or '-inf'
-  seqs = redis.call('ZRANGE', set, from, '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1)
+  local start = (after and after >= fromSeq) and ('(' .. fmt(after)) or fmt(fromSeq)
+  seqs = redis.call('ZRANGE', set, start, '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1)
 else
-  local from = after and ('(' .. fmt(after)) or '+inf'
-  seqs = redis.call('ZRANGE', set, from, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, limit + 1)
+  local start = after and ('(' .. fmt(after)) or '+inf'
+  seqs = redis.call('ZRANGE', set, start, fmt(fromSeq), 'BYSCORE', 'REV', 'LIMIT', 0, limit + 1)
 end
 if scratch then redis.call('DEL', set) end
 return reply(total, seqs)

@@ -11,11 +11,14 @@ import type {
   ChainHead,
   Checkpoint,
   CheckpointStore,
+  RetainedRange,
+  RetentionAnchor,
   RollbackReport,
   VerifyReport,
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { GENESIS_HASH } from '../chain.js';
+import { systemEvent } from '../system-event.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
 import { ChainAppender } from './chain-appender.js';
 import { verifyStream, verifyUpTo } from './chain-check.js';
@@ -28,6 +31,7 @@ import { lastStreamId, StreamTail } from './stream-tail.js';
 import { withTimeout } from './timeout.js';
 import { RedisTreeStore } from './redis-tree.js';
 import { catchUpRedisTree } from './tree-catch-up.js';
+import { FROM_FIELD, readRetained, removeArchived, TRIM_BATCH_ENTRIES, trimTo } from './retention.js';
 
 export interface RedisAuditLogOptions {
   /** A redis:// URL, or a client whose settings are copied: the log always opens its own connections. */
@@ -62,6 +66,8 @@ export interface RedisAuditLogOptions {
   };
   /** XRANGE COUNT of verification scans. Default 1000. */
   verifyChunkEntries?: number;
+  /** Archived entries removed per step of a trim. Default 1000. */
+  trimBatchEntries?: number;
   logger?: AuditLogger;
   /** Clock of checkpoint times. */
   now?: () => Date;
@@ -83,6 +89,7 @@ const DEFAULTS = {
   maxBatchesInFlight: 2,
   maxAppendAttempts: 32,
   verifyChunkEntries: 1000,
+  trimBatchEntries: TRIM_BATCH_ENTRIES,
   logger: silentLogger,
   now: (): Date => new Date(),
   newId: (): string => randomUUID(),
@@ -135,6 +142,7 @@ export class RedisAuditLog implements AuditLog {
   private closed = false;
   private catchingUp: Promise<void> | undefined;
   private catchUpAgain = false;
+  private finishingTrim: Promise<void> | undefined;
 
   /** Use openRedisAuditLog. */
   constructor(
@@ -205,6 +213,30 @@ export class RedisAuditLog implements AuditLog {
     await this.warnIfBehindCheckpoints();
     // In the background: a log older than the tree may take a while to hash in.
     void this.catchUpTree();
+    this.finishingTrim = this.finishTrim();
+  }
+
+  /** A trim that a crash interrupted (the anchor recorded, entries left): any replica finishes it. */
+  private async finishTrim(): Promise<void> {
+    try {
+      const { anchor } = await readRetained(this.redis, this.keys);
+      if (!anchor) return;
+      const [oldest] = await this.redis.xrange(this.keys.stream, '-', '+', 'COUNT', 1);
+      if (!oldest || Number(oldest[0].split('-')[0]) > anchor.seq) return;
+      this.settings.logger.info({ anchor_seq: anchor.seq }, 'finishing an interrupted audit trim');
+      await removeArchived(
+        this.redis,
+        this.keys,
+        anchor.seq,
+        this.settings.trimBatchEntries,
+        () => this.closed,
+      );
+    } catch (err) {
+      this.settings.logger.warn(
+        { err },
+        'an interrupted audit trim could not be finished; the next trim will',
+      );
+    }
   }
 
   /**
@@ -265,18 +297,9 @@ export class RedisAuditLog implements AuditLog {
       `audit entries ${rollback.lost_from_seq}..${rollback.lost_to_seq} were stored and are gone from Redis (${how}: a failover to a replica that lacked them? use --redis-wait-replicas); the chain continues from seq ${found.seq}`,
     );
     this.settings.onRollback?.(rollback);
-    void this.append({
-      event_type: 'audit.rollback_detected',
-      timestamp: rollback.detected_at,
-      actor_id: null,
-      capability: null,
-      outcome: null,
-      risk_score: null,
-      decision_id: null,
-      policies_evaluated: [],
-      policy_matched: null,
-      data: { ...rollback },
-    }).catch((err: unknown) =>
+    void this.append(
+      systemEvent('audit.rollback_detected', rollback.detected_at, null, { ...rollback }),
+    ).catch((err: unknown) =>
       this.settings.logger.error(
         { err, ...rollback },
         'the audit rollback could not be recorded in the chain',
@@ -293,10 +316,12 @@ export class RedisAuditLog implements AuditLog {
     return this.read('audit query', () => queryIndexes(this.redis, this.keys, query, this.settings.logger));
   }
 
+  // Reads below take the retained range's start (`from`) with the index lookup in one
+  // MULTI: while a trim runs, archived entries can still be indexed and stored.
   get(id: string): Promise<AuditEntry | undefined> {
     return this.read('audit get', async () => {
-      const seq = await this.redis.hget(this.keys.ids, id);
-      if (seq === null) return undefined;
+      const [seq, from] = await this.withFrom<string>((m) => m.hget(this.keys.ids, id));
+      if (seq === null || Number(seq) < from) return undefined;
       const [entry] = await readEntries(this.redis, this.keys, [Number(seq)]);
       return entry?.id === id ? entry : undefined;
     });
@@ -304,8 +329,13 @@ export class RedisAuditLog implements AuditLog {
 
   byDecision(decisionId: string): Promise<AuditEntry[]> {
     return this.read('audit by decision', async () => {
-      const seqs = await this.redis.zrange(this.keys.index('decision_id', decisionId), 0, -1);
-      return readEntries(this.redis, this.keys, seqs.map(Number));
+      const key = this.keys.index('decision_id', decisionId);
+      const [seqs, from] = await this.withFrom<string[]>((m) => m.zrange(key, 0, -1));
+      return readEntries(
+        this.redis,
+        this.keys,
+        (seqs ?? []).map(Number).filter((s) => s >= from),
+      );
     });
   }
 
@@ -314,23 +344,47 @@ export class RedisAuditLog implements AuditLog {
       if (!Number.isSafeInteger(seq) || seq < 1) return false;
       const head = await readHead(this.redis, this.keys);
       if (seq > head.seq) return false;
+      const { from_seq, anchor } = await readRetained(this.redis, this.keys);
+      if (seq < from_seq) return false;
       const checkpoints = (await this.checkpointer?.list()) ?? [];
-      return verifyUpTo(this.redis, this.keys, seq, checkpoints, this.settings.verifyChunkEntries);
+      return verifyUpTo(
+        this.redis,
+        this.keys,
+        seq,
+        checkpoints,
+        this.settings.verifyChunkEntries,
+        anchor && { seq: anchor.seq, hash: anchor.hash },
+      );
     });
+  }
+
+  retained(): Promise<RetainedRange> {
+    return this.read('audit retained range', () => readRetained(this.redis, this.keys));
+  }
+
+  /** Not bounded by readTimeoutMs: removing many entries takes a while (a batch per step). */
+  async trim(anchor: RetentionAnchor): Promise<void> {
+    if (this.closed) throw new AuditUnavailableError('the audit log is closed');
+    try {
+      await trimTo(this.redis, this.keys, anchor, {
+        batchEntries: this.settings.trimBatchEntries,
+        requireTree: !this.settings.withoutTree,
+        logger: this.settings.logger,
+      });
+    } catch (err) {
+      if (err instanceof ArbiterError) throw err;
+      throw new AuditUnavailableError('audit trim could not reach Redis', { cause: err });
+    }
   }
 
   /** A full scan; not bounded by readTimeoutMs as a whole, only by Redis answering each chunk. */
   async verify(): Promise<VerifyReport> {
     try {
       const checkpoints = (await this.checkpointer?.list(true)) ?? [];
-      const head = await readHead(this.redis, this.keys);
-      const report = await verifyStream(
-        this.redis,
-        this.keys,
-        checkpoints,
-        head,
-        this.settings.verifyChunkEntries,
-      );
+      let report = await this.verifyRetained(checkpoints);
+      // A trim that moved the anchor during the scan removed entries it was about to read.
+      if (!report.ok && (await this.retained()).from_seq !== report.retained.from_seq)
+        report = await this.verifyRetained(checkpoints);
       const recorded = await queryIndexes(
         this.redis,
         this.keys,
@@ -347,6 +401,24 @@ export class RedisAuditLog implements AuditLog {
     }
   }
 
+  /** Verifies from the retained range's start; the range first, so its anchor is at or below the head. */
+  private async verifyRetained(
+    checkpoints: readonly Checkpoint[],
+  ): Promise<VerifyReport & { retained: RetainedRange }> {
+    const retained = await readRetained(this.redis, this.keys);
+    const head = await readHead(this.redis, this.keys);
+    const { anchor } = retained;
+    const report = await verifyStream(
+      this.redis,
+      this.keys,
+      checkpoints,
+      head,
+      this.settings.verifyChunkEntries,
+      anchor && { seq: anchor.seq, hash: anchor.hash },
+    );
+    return { ...report, retained };
+  }
+
   head(): Promise<ChainHead> {
     return this.read('audit head', () => readHead(this.redis, this.keys));
   }
@@ -360,6 +432,7 @@ export class RedisAuditLog implements AuditLog {
     this.closed = true;
     await this.appender.idle();
     await this.catchingUp;
+    await this.finishingTrim;
     if (this.appender.doubtfulCount > 0) await this.appender.settleDoubtful(this.settings.settleTimeoutMs);
     await this.tail.stop();
     if (this.checkpointer) {
@@ -378,6 +451,17 @@ export class RedisAuditLog implements AuditLog {
 
   private checkpointOf(entry: AuditEntry): Checkpoint {
     return { seq: entry.seq, hash: entry.hash, entry_id: entry.id, time: this.settings.now().toISOString() };
+  }
+
+  /** The reply of one read, and the retained range's start, read atomically with it. */
+  private async withFrom<T>(
+    read: (multi: ReturnType<Redis['multi']>) => unknown,
+  ): Promise<[T | null, number]> {
+    const multi = this.redis.multi();
+    read(multi);
+    const results = (await multi.hget(this.keys.head, FROM_FIELD).exec()) ?? [];
+    for (const [err] of results) if (err) throw err;
+    return [(results[0]?.[1] ?? null) as T | null, Number(results[1]?.[1] ?? 1)];
   }
 
   private async read<T>(what: string, run: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AuditEntry } from '../audit-log.js';
+import type { AuditEntry, ChainHead } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { hashEntry, leafInput } from '../chain.js';
 import { leafHash } from '../merkle/tree-hash.js';
@@ -7,6 +7,7 @@ import { TREE_CATCH_UP_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { encodeFrontier, growTree, RedisTreeStore } from './redis-tree.js';
+import { ANCHOR_FIELD, rangeOf } from './retention.js';
 import { LuaScript } from '../../redis/lua-script.js';
 
 const CATCH_UP = new LuaScript(TREE_CATCH_UP_SCRIPT);
@@ -27,7 +28,7 @@ export async function catchUpRedisTree(
   const store = new RedisTreeStore(redis, keys);
   let unreadable: number | undefined;
   for (;;) {
-    const [treeText, seqText] = await redis.hmget(keys.head, 'tree', 'seq');
+    const [treeText, seqText, anchorText] = await redis.hmget(keys.head, 'tree', 'seq', ANCHOR_FIELD);
     const [tree, seq] = [Number(treeText ?? 0), Number(seqText ?? 0)];
     if (tree >= seq) return;
     const frontier = await store.frontier(tree);
@@ -44,8 +45,8 @@ export async function catchUpRedisTree(
     // From the entry before: each new leaf must link to the one before it.
     const items = await redis.xrange(keys.stream, streamId(Math.max(tree, 1)), streamId(to));
     const read = items.map(([, fields]) => decodeEntryOrThrow(entryField(fields) ?? ''));
-    const previous = tree > 0 ? read.shift() : undefined;
-    const sound = read.slice(0, soundEntries(read, tree, previous?.seq === tree ? previous : undefined));
+    const previous = leafBefore(read, tree, anchorText);
+    const sound = read.slice(0, soundEntries(read, tree, previous));
     if (sound.length > 0) {
       const growth = growTree(
         keys,
@@ -68,12 +69,22 @@ export async function catchUpRedisTree(
   }
 }
 
-/** How many leading entries are seq tree+1, tree+2, ..., each hashing to its hash and linked to the one before. */
-function soundEntries(
-  entries: readonly AuditEntry[],
+/**
+ * The leaf before the new ones: the entry at `tree` (taken off `read`), or the retention
+ * anchor once that entry is archived; undefined for an empty tree or a missing entry.
+ */
+function leafBefore(
+  read: AuditEntry[],
   tree: number,
-  previous: AuditEntry | undefined,
-): number {
+  anchorText: string | null | undefined,
+): ChainHead | undefined {
+  if (read[0]?.seq === tree) return read.shift();
+  const anchor = rangeOf(anchorText).anchor;
+  return anchor?.seq === tree ? anchor : undefined;
+}
+
+/** How many leading entries are seq tree+1, tree+2, ..., each hashing to its hash and linked to the one before. */
+function soundEntries(entries: readonly AuditEntry[], tree: number, previous: ChainHead | undefined): number {
   if (tree > 0 && previous === undefined) return 0;
   let linkTo = previous?.hash;
   for (const [i, entry] of entries.entries()) {

@@ -6,19 +6,20 @@ import { CLI, REPO, removeDir, tempDir } from '../../support/arbiter-process.js'
 
 export interface CliResult {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
 /** `node dist/cli/main.js ARGS` from the repository folder, as a user runs `npx arbiter`. */
-export function runArbiter(args: readonly string[]): Promise<CliResult> {
+export function runArbiter(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
 

@@ -1,0 +1,206 @@
+import type { Redis } from 'ioredis';
+import { ArbiterError } from '../../model/index.js';
+import type { AuditEntry, RetainedRange, RetentionAnchor } from '../audit-log.js';
+import type { AuditLogger } from '../audit-logger.js';
+import { decodeEntry, entryField, indexKeysOf } from './entry-codec.js';
+import { type RedisAuditKeys, streamId } from './redis-keys.js';
+import { LuaScript } from '../../redis/lua-script.js';
+
+/**
+ * Head hash fields of the retained range: `anchor` (the RetentionAnchor as JSON) and
+ * `from` (the first retained seq, anchor seq + 1). Every read honours `from` at once,
+ * even while the archived entries are still being removed.
+ */
+export const ANCHOR_FIELD = 'anchor';
+export const FROM_FIELD = 'from';
+
+/** Entries removed per step of a trim. */
+export const TRIM_BATCH_ENTRIES = 1000;
+
+/**
+ * Moves the retained range forward, never back, atomically: two trims at once cannot
+ * leave the older anchor recorded. The caller has checked the entry at the anchor.
+ *
+ * KEYS: 1 head. ARGV: 1 anchor seq, 2 anchor hash, 3 anchor JSON, 4 '1' to require the
+ * Merkle tree to hold the anchor's leaf.
+ * Reply: {'recorded'} | {'same'} | {'behind', recorded anchor seq}
+ *        | {'forked', recorded anchor hash} | {'tree', leaves in the tree}.
+ */
+export const RECORD_ANCHOR_SCRIPT = `
+local stored = redis.call('HMGET', KEYS[1], '${FROM_FIELD}', '${ANCHOR_FIELD}', 'tree')
+local from = tonumber(stored[1] or '1')
+local seq = tonumber(ARGV[1])
+if seq + 1 < from then return {'behind', string.format('%d', from - 1)} end
+if seq + 1 == from then
+  local hash = cjson.decode(stored[2]).hash
+  if hash == ARGV[2] then return {'same'} end
+  return {'forked', hash}
+end
+local tree = tonumber(stored[3] or '0')
+if ARGV[4] == '1' and tree < seq then return {'tree', string.format('%d', tree)} end
+redis.call('HSET', KEYS[1], '${ANCHOR_FIELD}', ARGV[3], '${FROM_FIELD}', string.format('%d', seq + 1))
+return {'recorded'}
+`;
+
+const RECORD_ANCHOR = new LuaScript(RECORD_ANCHOR_SCRIPT);
+
+/** The range the head hash records: from seq 1 until something was archived. */
+export function rangeOf(anchorText: string | null | undefined): RetainedRange {
+  if (!anchorText) return { from_seq: 1, anchor: null };
+  const anchor = JSON.parse(anchorText) as RetentionAnchor;
+  return { from_seq: anchor.seq + 1, anchor };
+}
+
+export async function readRetained(redis: Redis, keys: RedisAuditKeys): Promise<RetainedRange> {
+  return rangeOf(await redis.hget(keys.head, ANCHOR_FIELD));
+}
+
+/** How a trim runs: batch size, and whether the Merkle tree must hold the anchor (not for a log without one). */
+export interface TrimOptions {
+  batchEntries: number;
+  requireTree: boolean;
+  logger: AuditLogger;
+}
+
+/**
+ * Makes `anchor` the start of the retained log (see AuditLog.trim), then removes the
+ * archived entries. Called again with the recorded anchor, it only finishes the removal.
+ */
+export async function trimTo(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  anchor: RetentionAnchor,
+  options: TrimOptions,
+): Promise<void> {
+  await recordAnchor(redis, keys, anchor, options);
+  await removeArchived(redis, keys, anchor.seq, options.batchEntries);
+}
+
+/**
+ * Records `anchor` in the head hash, after checking it; from then on every read starts
+ * after it. Nothing to do when it is the recorded anchor already.
+ */
+export async function recordAnchor(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  anchor: RetentionAnchor,
+  options: Omit<TrimOptions, 'batchEntries'>,
+): Promise<void> {
+  if (!Number.isSafeInteger(anchor.seq) || anchor.seq < 1 || typeof anchor.hash !== 'string') {
+    throw new ArbiterError('INVALID_REQUEST', `not a retention anchor: seq ${anchor.seq}`);
+  }
+  const current = (await readRetained(redis, keys)).anchor;
+  if (current && current.seq === anchor.seq && current.hash === anchor.hash) return;
+  if (current) refuseBehind(anchor, current.seq, current.hash);
+  await checkAnchorEntry(redis, keys, anchor);
+  const [status, detail] = (await RECORD_ANCHOR.run(
+    redis,
+    [keys.head],
+    [anchor.seq, anchor.hash, JSON.stringify(anchor), options.requireTree ? '1' : '0'],
+  )) as [string, string | undefined];
+  checkRecorded(anchor, status, detail);
+  if (status === 'recorded') {
+    options.logger.info(
+      { anchor_seq: anchor.seq, archive: anchor.archive, retained_from: anchor.seq + 1 },
+      'audit retention anchor recorded; removing the archived entries from Redis',
+    );
+  }
+}
+
+/** Throws for a reply of the record script that recorded nothing: not ok, or another trim moved the anchor in between. */
+function checkRecorded(anchor: RetentionAnchor, status: string, detail: string | undefined): void {
+  if (status === 'tree') {
+    throw new ArbiterError(
+      'CONFLICT',
+      `the Merkle tree has not caught up to seq ${anchor.seq} yet; try again`,
+    );
+  }
+  if (status === 'behind') refuseBehind(anchor, Number(detail), '');
+  if (status === 'forked') refuseBehind(anchor, anchor.seq, String(detail));
+}
+
+/** An anchor behind the recorded one, or at its seq with another hash, would move the log back. */
+function refuseBehind(anchor: RetentionAnchor, recordedSeq: number, recordedHash: string): void {
+  if (anchor.seq > recordedSeq) return;
+  if (anchor.seq === recordedSeq && anchor.hash === recordedHash) return;
+  throw new ArbiterError(
+    'CONFLICT',
+    anchor.seq === recordedSeq
+      ? `the audit log is archived up to seq ${recordedSeq} with another hash than ${anchor.hash}`
+      : `the audit log is already archived up to seq ${recordedSeq}; an anchor at seq ${anchor.seq} would move it back`,
+  );
+}
+
+/** The anchor must be an entry the stream still holds, with the anchor's hash and id. */
+async function checkAnchorEntry(redis: Redis, keys: RedisAuditKeys, anchor: RetentionAnchor): Promise<void> {
+  const [item] = await redis.xrange(keys.stream, streamId(anchor.seq), streamId(anchor.seq));
+  const text = item ? entryField(item[1]) : undefined;
+  const entry = text === undefined ? undefined : decodeEntry(text);
+  if (!entry || 'invalid' in entry) {
+    throw new ArbiterError(
+      'CONFLICT',
+      `the audit log holds no entry at seq ${anchor.seq}: not a retention anchor`,
+    );
+  }
+  if (entry.hash !== anchor.hash || entry.id !== anchor.entry_id) {
+    throw new ArbiterError(
+      'CONFLICT',
+      `the audit entry at seq ${anchor.seq} is ${entry.id} with hash ${entry.hash}, not the anchor's ${anchor.entry_id} with hash ${anchor.hash}`,
+    );
+  }
+}
+
+/** Removes every stored entry up to seq `upTo`, batch after batch; safe to run twice or at once. */
+export async function removeArchived(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  upTo: number,
+  batchEntries: number = TRIM_BATCH_ENTRIES,
+  stopped: () => boolean = () => false,
+): Promise<void> {
+  while (!stopped() && (await removeArchivedBatch(redis, keys, upTo, batchEntries)) > 0);
+}
+
+/**
+ * Removes the oldest stored entries up to seq `upTo` (at most `count`) with their index
+ * data, in one MULTI: the stream items go last, so until it runs the batch is still
+ * readable and a rerun finds it again. So at any time the entries before the stream's
+ * first item are gone everywhere and those from it on are fully indexed (the query
+ * script relies on this for the time index). Returns how many entries it removed.
+ *
+ * The time floor record of the highest seq up to the anchor stays: a query whose `since`
+ * is at or below its timestamp finds it and starts at `from`; without it, that query
+ * would start at a later record and skip retained entries older than it.
+ * Merkle tree records stay too: proofs of retained entries need them.
+ */
+export async function removeArchivedBatch(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  upTo: number,
+  count: number,
+): Promise<number> {
+  const items = await redis.xrange(keys.stream, '-', streamId(upTo), 'COUNT', count);
+  if (items.length === 0) return 0;
+  const seqs = items.map(([id]) => id.split('-')[0] as string);
+  const entries: AuditEntry[] = [];
+  for (const [, fields] of items) {
+    const entry = decodeEntry(entryField(fields) ?? '');
+    // An item that is not an entry has no ids or index keys to remove; the stream item still goes.
+    if (!('invalid' in entry)) entries.push(entry);
+  }
+  const floorScores = await redis.zmscore(keys.timeFloor, ...seqs);
+  const indexKeys = new Set(entries.flatMap((entry) => indexKeysOf(keys, entry)));
+  const removal = redis.multi();
+  if (entries.length > 0) removal.hdel(keys.ids, ...entries.map((e) => e.id));
+  removal.zrem(keys.time, ...seqs);
+  removal.zrem(keys.timeCeiling, ...seqs);
+  // Floor records rise in seq and timestamp together: those below the batch's highest are
+  // older records, all archived. The batch's highest stays until a later batch has one.
+  const topFloor = floorScores.filter((score) => score !== null).at(-1);
+  if (topFloor !== undefined) removal.zremrangebyscore(keys.timeFloor, '-inf', `(${topFloor}`);
+  for (const key of indexKeys) removal.zremrangebyscore(key, '-inf', upTo);
+  removal.xtrim(keys.stream, 'MINID', streamId(Number(seqs.at(-1)) + 1));
+  const results = (await removal.exec()) ?? [];
+  for (const [err] of results) if (err) throw err;
+  return items.length;
+}

@@ -1,0 +1,128 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { ARCHIVE_STEPS, type ArchiveStep, archiveAuditLog } from '../audit/archiving/audit-archiver.js';
+import { archiveFileName } from '../audit/archiving/audit-archiver-service.js';
+import { ArbiterError } from '../model/index.js';
+import { openAuditBackend } from './audit-backend.js';
+import { parseServeOptions, type ServeOptions } from './serve-options.js';
+
+const HELP = `Usage: arbiter audit archive --before TIME --out FILE|DIR/ [storage options]
+
+Archives the oldest audit entries: those up to the newest checkpoint taken before TIME
+are written to FILE (JSON Lines, as GET /api/v1/audit/export writes them), the file is
+verified, and only then are they removed from the log, which keeps verifying from that
+checkpoint on. With DIR/ (an existing folder) the file is named after its seq range.
+Killed at any point, nothing is lost: run it again with the same TIME to finish.
+Verify archives offline with: arbiter audit verify ARCHIVE... [RETAINED_EXPORT]
+
+The log is the one arbiter serve uses with the same storage options:
+  --data-dir DIR           the embedded file log (default: ./.arbiter-data); the
+                           server must be stopped (or use POST /api/v1/audit/archive)
+  --redis URL              the Redis stream (serving replicas may keep running)
+  --kubernetes | --kubeconfig FILE
+                           with --redis in a cluster: the checkpoints' ConfigMap
+  --lease-namespace NS, --checkpoint-configmap NAME
+                           where that ConfigMap is (as for arbiter serve)
+
+Exit status: 0 archived (or nothing due), 1 failed, 2 usage error.
+`;
+
+const STORAGE_FLAGS = ['data-dir', 'redis', 'kubeconfig', 'lease-namespace', 'checkpoint-configmap'] as const;
+
+interface ArchiveArgs {
+  before: Date;
+  out: string;
+  serveOptions: ServeOptions;
+  crashAfter: ArchiveStep | undefined;
+}
+
+/** The command line, or the exit status once help or a usage error was printed. */
+function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs | number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      before: { type: 'string' },
+      out: { type: 'string' },
+      kubernetes: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      'data-dir': { type: 'string' },
+      redis: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      'lease-namespace': { type: 'string' },
+      'checkpoint-configmap': { type: 'string' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const before = new Date(values.before ?? Number.NaN);
+  const crashAfter = env.ARBITER_ARCHIVE_CRASH_AFTER as ArchiveStep | undefined;
+  const problem = Number.isNaN(before.getTime())
+    ? '--before TIME (ISO 8601) is required'
+    : values.out === undefined
+      ? '--out FILE is required'
+      : crashAfter !== undefined && !ARCHIVE_STEPS.includes(crashAfter)
+        ? `ARBITER_ARCHIVE_CRASH_AFTER must be one of ${ARCHIVE_STEPS.join(', ')}`
+        : undefined;
+  if (problem !== undefined || values.out === undefined) {
+    process.stderr.write(`arbiter audit archive: ${problem}\n\n${HELP}`);
+    return 2;
+  }
+  const storage = STORAGE_FLAGS.flatMap((flag) =>
+    values[flag] === undefined ? [] : [`--${flag}`, values[flag]],
+  );
+  // The storage flags mean what they mean to arbiter serve, defaults included.
+  const serveOptions = parseServeOptions(
+    ['--api-keys', '-', ...storage, ...(values.kubernetes ? ['--kubernetes'] : [])],
+    env,
+  );
+  if (serveOptions === 'help') return 2;
+  return { before, out: values.out, serveOptions, crashAfter };
+}
+
+/**
+ * `arbiter audit archive`. ARBITER_ARCHIVE_CRASH_AFTER=STEP kills the process after a
+ * step: the crash-safety tests use it.
+ */
+export async function runAuditArchive(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const args = parseArchiveArgs(argv, env);
+  if (typeof args === 'number') return args;
+  const { before, out, serveOptions, crashAfter } = args;
+  const logger = pino({ level: env.ARBITER_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const intoFolder = out.endsWith('/') || (await isFolder(out));
+  if (intoFolder) await mkdir(out, { recursive: true });
+  // Never the leader: this process writes no checkpoints into a shared log.
+  const log = await openAuditBackend(serveOptions, logger, () => false);
+  try {
+    const result = await archiveAuditLog(log, {
+      before,
+      actor: 'arbiter audit archive',
+      path: (range) => (intoFolder ? join(out, archiveFileName(range)) : out),
+      onStep: (step, archive) => {
+        process.stderr.write(`${step}: ${archive.file} (seq ${archive.from_seq}..${archive.to_seq})\n`);
+        if (step === crashAfter) process.kill(process.pid, 'SIGKILL');
+      },
+    });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stderr.write(`${result.message}; the log now holds seq ${result.retained.from_seq} on\n`);
+    return 0;
+  } catch (err) {
+    // Ours, or the file system's (a folder that is missing, a full disk): said plainly.
+    if (!(err instanceof ArbiterError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+    process.stderr.write(`arbiter audit archive: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await log.close();
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
