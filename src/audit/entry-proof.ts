@@ -3,7 +3,7 @@ import { leafInput } from './chain.js';
 import { leafHash } from './merkle/tree-hash.js';
 import { ProofError, verifyInclusion } from './merkle/verify-inclusion.js';
 import { type CheckpointBody, parseCheckpoint } from './note/checkpoint-note.js';
-import type { NoteVerifierKey } from './note/note-keys.js';
+import { type NoteVerifierKey, sameKey } from './note/note-keys.js';
 import { openNote } from './note/signed-note.js';
 import type { TlogProof } from './note/tlog-proof.js';
 
@@ -32,12 +32,10 @@ export interface EntryProofResult {
 export function verifyEntryProof(check: EntryProofCheck): EntryProofResult {
   const witnessKeys = check.witnesses?.keys ?? [];
   const opened = openNote(check.proof.checkpoint, [check.logKey, ...witnessKeys]);
-  if (!opened.verified.some((s) => s.name === check.logKey.name && s.keyId === check.logKey.keyId)) {
+  if (!opened.verified.some((s) => sameKey(s, check.logKey))) {
     throw new ProofError(`the checkpoint is not signed by the log key ${check.logKey.name}`);
   }
-  const cosignedBy = opened.verified
-    .filter((s) => witnessKeys.some((k) => k.name === s.name && k.keyId === s.keyId))
-    .map((s) => s.name);
+  const cosignedBy = opened.verified.filter((s) => witnessKeys.some((k) => sameKey(k, s))).map((s) => s.name);
   const quorum = check.witnesses?.quorum ?? 0;
   if (cosignedBy.length < quorum) {
     throw new ProofError(

@@ -30,6 +30,11 @@ export interface NoteVerifierKey {
   readonly rawPublicKey: Buffer;
 }
 
+/** Whether two keys or signatures are of one key: the same name and the same key ID. */
+export function sameKey(a: { name: string; keyId: number }, b: { name: string; keyId: number }): boolean {
+  return a.name === b.name && a.keyId === b.keyId;
+}
+
 /** Key names: non-empty, no Unicode space, no plus (signed-note, "Format"). */
 export function isValidKeyName(name: string): boolean {
   return name.length > 0 && !/[\s+]/u.test(name) && !/\p{Zs}/u.test(name) && !hasControlCharacter(name);

@@ -4,6 +4,7 @@ import {
   isValidKeyName,
   type NoteSigningKey,
   type NoteVerifierKey,
+  sameKey,
   SIGNATURE_TYPE,
   signWith,
   verifyWith,
@@ -123,13 +124,13 @@ export function openNote(note: string, keys: readonly NoteVerifierKey[]): Opened
   const verified: NoteSignature[] = [];
   const unknown: NoteSignature[] = [];
   for (const { payload, ...signature } of signatures) {
-    const key = keys.find((k) => k.name === signature.name && k.keyId === signature.keyId);
+    const key = keys.find((k) => sameKey(k, signature));
     if (key === undefined) {
       unknown.push(signature);
       continue;
     }
     const checked = checkSignature(key, text, payload);
-    if (!verified.some((v) => v.name === key.name && v.keyId === key.keyId)) {
+    if (!verified.some((v) => sameKey(v, key))) {
       verified.push({
         ...signature,
         ...(checked.timestamp === undefined ? {} : { timestamp: checked.timestamp }),
