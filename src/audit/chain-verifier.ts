@@ -23,17 +23,18 @@ export class ChainVerifier {
 
   /** Returns the break found at this entry, if any; verification stops at the first break. */
   push(entry: AuditEntry): ChainBreak | undefined {
-    return this.accept(entry, () => hashEntry(entry) === entry.hash);
+    return this.accept(entry, entry);
   }
 
   /** The same for an entry whose own hash sealedLink() has proven from its stored bytes. */
   pushSealed(link: SealedLink): ChainBreak | undefined {
-    return this.accept(link, () => true);
+    return this.accept(link, undefined);
   }
 
-  private accept(entry: SealedLink, hashHolds: () => boolean): ChainBreak | undefined {
+  /** unsealed: the entry whose hash is still to be recomputed; undefined once proven. */
+  private accept(entry: SealedLink, unsealed: AuditEntry | undefined): ChainBreak | undefined {
     if (this.firstBreak) return this.firstBreak;
-    const found = this.check(entry, hashHolds);
+    const found = this.check(entry, unsealed);
     if (found) {
       this.firstBreak = found;
       return found;
@@ -71,8 +72,7 @@ export class ChainVerifier {
     };
   }
 
-  private check(entry: SealedLink, hashHolds: () => boolean): ChainBreak | undefined {
-    const at = { seq: entry.seq, entry_id: entry.id };
+  private check(entry: SealedLink, unsealed: AuditEntry | undefined): ChainBreak | undefined {
     if (entry.seq !== this.previous.seq + 1) {
       return {
         seq: this.previous.seq + 1,
@@ -80,18 +80,22 @@ export class ChainVerifier {
       };
     }
     if (entry.previous_hash !== this.previous.hash) {
-      return { ...at, reason: `previous_hash does not match the hash of entry ${this.previous.seq}` };
+      return breakAt(entry, `previous_hash does not match the hash of entry ${this.previous.seq}`);
     }
-    if (!hashHolds()) {
-      return { ...at, reason: 'hash does not match the entry contents: the entry was altered' };
+    if (unsealed !== undefined && hashEntry(unsealed) !== unsealed.hash) {
+      return breakAt(entry, 'hash does not match the entry contents: the entry was altered');
     }
-    const checkpoint = this.checkpointsBySeq.get(entry.seq);
+    const checkpoint = this.checkpointsBySeq.size === 0 ? undefined : this.checkpointsBySeq.get(entry.seq);
     if (checkpoint) {
       this.checkpointsChecked += 1;
       if (checkpoint.hash !== entry.hash) {
-        return { ...at, reason: `checkpoint at seq ${entry.seq} names another hash: the log was rewritten` };
+        return breakAt(entry, `checkpoint at seq ${entry.seq} names another hash: the log was rewritten`);
       }
     }
     return undefined;
   }
+}
+
+function breakAt(entry: SealedLink, reason: string): ChainBreak {
+  return { seq: entry.seq, entry_id: entry.id, reason };
 }

@@ -1,4 +1,4 @@
-import type { ChainBreak, ChainHead, Checkpoint, VerifyReport } from './audit-log.js';
+import type { AuditEntry, ChainBreak, ChainHead, Checkpoint, VerifyReport } from './audit-log.js';
 import { ChainVerifier } from './chain-verifier.js';
 import { GENESIS_HASH } from './chain.js';
 import { parseEntryLine, type ParsedLine } from './entry-shape.js';
@@ -33,6 +33,7 @@ export interface LineVerifyOptions {
 }
 
 const MAX_LISTED_UNPARSABLE = 100;
+const OPENING_BRACE = 0x7b;
 
 /**
  * Verifies a chain given as JSON Lines, one line at a time: unparsable lines and chain
@@ -50,10 +51,11 @@ export class LineChainVerifier {
   constructor(private readonly options: LineVerifyOptions = {}) {}
 
   pushLine(text: string, lineNumber: number): void {
-    if (text.trim() === '') return;
+    // An entry starts with its brace: only other lines need the blank test.
+    if (text.charCodeAt(0) !== OPENING_BRACE && text.trim() === '') return;
     // Stored bytes that prove their own hash need no parse; anything else takes the full path.
     const link = this.firstBreak ? undefined : sealedLink(text);
-    if (link) this.pushChecked(link, lineNumber, () => this.chainFor(link).pushSealed(link));
+    if (link) this.pushChecked(link, lineNumber, undefined);
     else this.pushParsed(parseEntryLine(text), lineNumber);
   }
 
@@ -71,17 +73,18 @@ export class LineChainVerifier {
     }
     const { entry } = parsed;
     const link = text === undefined || this.firstBreak ? undefined : sealedLink(text);
-    this.pushChecked(entry, lineNumber, () =>
-      link ? this.chainFor(link).pushSealed(link) : this.chainFor(entry).push(entry),
-    );
+    if (link) this.pushChecked(link, lineNumber, undefined);
+    else this.pushChecked(entry, lineNumber, entry);
   }
 
-  private pushChecked(first: { seq: number }, lineNumber: number, push: () => ChainBreak | undefined): void {
+  /** unsealed: the parsed entry whose hash is still to be recomputed; undefined once its bytes proved it. */
+  private pushChecked(link: SealedLink, lineNumber: number, unsealed: AuditEntry | undefined): void {
     this.lines += 1;
     if (this.firstBreak) return;
-    const found = push();
+    const chain = this.chainFor(link);
+    const found = unsealed === undefined ? chain.pushSealed(link) : chain.push(unsealed);
     if (found) this.recordBreak({ ...found, line: lineNumber });
-    else this.lastGoodSeq = first.seq;
+    else this.lastGoodSeq = link.seq;
   }
 
   finish(): LineVerifyReport {

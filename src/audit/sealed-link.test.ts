@@ -61,14 +61,30 @@ describe('sealedLink', () => {
     }
   });
 
-  it('gives up on any changed byte, so the full check names the break', () => {
-    const text = storedText(entry(AWKWARD[2]!));
-    for (let i = 0; i < text.length; i += 1) {
-      const code = text.charCodeAt(i);
-      const changed =
-        text.slice(0, i) + String.fromCharCode(code === 0x30 ? 0x31 : code ^ 1) + text.slice(i + 1);
-      expect(sealedLink(changed), `byte ${i}`).toBeUndefined();
+  it('gives up on any changed character, ASCII or not, so the full check names the break', () => {
+    // AWKWARD[2] is ASCII (hashed from the reused byte buffer), AWKWARD[3] is not (hashed as a string).
+    for (const data of [AWKWARD[2]!, AWKWARD[3]!]) {
+      const text = storedText(entry(data));
+      for (let i = 0; i < text.length; i += 1) {
+        const code = text.charCodeAt(i);
+        const changed =
+          text.slice(0, i) + String.fromCharCode(code === 0x30 ? 0x31 : code ^ 1) + text.slice(i + 1);
+        expect(sealedLink(changed), `character ${i}`).toBeUndefined();
+      }
     }
+  });
+
+  it('proves entries of any size, and nothing of one entry carries over to the next', () => {
+    const sizes = [100_000, 70_000, 10, 65_536 - 600, 3];
+    const entries = sizes.map((n) => entry({ text: 'x'.repeat(n) }));
+    for (const e of entries) expect(sealedLink(storedText(e))?.hash).toBe(e.hash);
+    // A short entry after a long one: were the bytes after its end read, it would not prove itself.
+    const long = storedText(entry({ text: 'y'.repeat(5_000) }));
+    const short = storedText(entries[4]!);
+    expect(sealedLink(long)).toBeDefined();
+    expect(sealedLink(short)?.hash).toBe(entries[4]!.hash);
+    // The same entry truncated by a character, right after its whole form was proven.
+    expect(sealedLink(short.replace('"xxx"', '"xx"'))).toBeUndefined();
   });
 
   it('gives up on a hash member moved into nested data (its bytes would still hash right)', () => {

@@ -8,7 +8,12 @@ export interface SealedLink {
   hash: string;
 }
 
-const HASH_MEMBER = ',"hash":"';
+const HASH_PREFIX = 'sha256:';
+// The member with the start of its value: a longer pattern is found faster.
+const HASH_MEMBER = ',"hash":"sha256:';
+const HASH_VALUE_LENGTH = 64; // hex digits after the prefix
+const ID_KEY = '"id":"';
+const PREVIOUS_HASH_KEY = '"previous_hash":"sha256:';
 
 /**
  * Reads the chain fields of a stored entry without parsing it, when its bytes prove
@@ -23,39 +28,39 @@ const HASH_MEMBER = ',"hash":"';
  * bytes fails the link to its successor or to a checkpoint, as under the full check.
  */
 export function sealedLink(text: string): SealedLink | undefined {
-  const proven = provenHash(text);
-  if (proven === undefined) return undefined;
-  // The bytes are the sealed ones, so the flat run after the member is canonical JSON:
-  // these keys occur once, outside strings (whose quotes are escaped).
-  const id = valueAfter(text, '"id":"', proven.end, '"');
-  // previous_hash is followed only by risk_score, seq and timestamp: look near the end first.
-  const nearEnd = Math.max(proven.end, text.length - LINK_WINDOW);
-  const previousHash =
-    valueAfter(text, '"previous_hash":"', nearEnd, '"') ??
-    valueAfter(text, '"previous_hash":"', proven.end, '"');
-  const seq = integerAfter(text, '"seq":', nearEnd);
-  if (!Number.isSafeInteger(seq) || seq < 1 || id === undefined || previousHash === undefined)
-    return undefined;
-  return { seq, id, previous_hash: previousHash, hash: proven.hash };
-}
-
-/** The value of the top-level hash member when the rest of the text hashes to it, and where the member ends. */
-function provenHash(text: string): { hash: string; end: number } | undefined {
+  // First, as it reads the text front to back: the searches below then find it in the cache.
+  const inScratch = copyIfAscii(text);
   const at = memberNearEnd(text);
   if (at < 0) return undefined;
-  const valueStart = at + HASH_MEMBER.length;
-  const valueEnd = text.indexOf('"', valueStart);
-  if (valueEnd < 0 || text.charCodeAt(valueEnd + 1) !== COMMA) return undefined;
+  const digestStart = at + HASH_MEMBER.length;
+  const valueEnd = digestStart + HASH_VALUE_LENGTH;
+  if (text.charCodeAt(valueEnd) !== QUOTE || text.charCodeAt(valueEnd + 1) !== COMMA) return undefined;
   // Flat: no object opens or closes between the member and the final brace.
   const close = text.indexOf('}', valueEnd);
   if (close !== text.length - 1 || text.indexOf('{', valueEnd) >= 0) return undefined;
-  const hash = `${HASH_PREFIX}${sha256Hex(text.slice(0, at) + text.slice(valueEnd + 1))}`;
-  if (valueEnd !== valueStart + hash.length || !text.startsWith(hash, valueStart)) return undefined;
-  return { hash, end: valueEnd };
+  // Compared within its own slice: several times cheaper than startsWith at an offset.
+  const stored = text.slice(digestStart - HASH_PREFIX.length, valueEnd);
+  if (!stored.endsWith(sha256HexWithout(text, inScratch, at, valueEnd + 1))) return undefined;
+  // The bytes are the sealed ones, so the flat run after the member is canonical JSON:
+  // these keys occur once, outside strings (whose quotes are escaped). `id` sorts right
+  // after `hash`; previous_hash is followed only by risk_score, seq and timestamp.
+  const tail = text.slice(valueEnd); // searched as its own string, for the same reason
+  const id = valueAfter(tail, ID_KEY, 0, '"');
+  const previousAt = keyAt(tail, PREVIOUS_HASH_KEY, Math.max(0, tail.length - LINK_WINDOW), 0);
+  const previousEnd = previousAt + PREVIOUS_HASH_KEY.length + HASH_VALUE_LENGTH;
+  if (previousAt < 0 || tail.charCodeAt(previousEnd) !== QUOTE) return undefined;
+  const seq = integerAfter(tail, '"seq":', previousEnd);
+  if (!Number.isSafeInteger(seq) || seq < 1 || id === undefined) return undefined;
+  return {
+    seq,
+    id,
+    previous_hash: tail.slice(previousAt + PREVIOUS_HASH_KEY.length - HASH_PREFIX.length, previousEnd),
+    hash: stored,
+  };
 }
 
 const COMMA = 0x2c;
-const HASH_PREFIX = 'sha256:';
+const QUOTE = 0x22;
 const CLOSING_BRACE = 0x7d;
 const LINK_WINDOW = 256;
 // The members after `hash` take about 300 characters: a forward search from there is far
@@ -68,8 +73,32 @@ function memberNearEnd(text: string): number {
   return near >= 0 ? near : text.lastIndexOf(HASH_MEMBER);
 }
 
-function sha256Hex(data: string): string {
-  return hash('sha256', data, 'hex');
+// Entries are ASCII but for non-English text: their UTF-8 bytes are then their characters,
+// so the hashed bytes are the text's with the member cut out, in one reused buffer. That
+// spares joining two strings and converting the result: a tenth of the verifier's time.
+const SCRATCH_MAX_CHARS = 64 * 1024;
+// A plain Uint8Array: its views cost less to make than a Buffer's.
+const scratch = new Uint8Array(SCRATCH_MAX_CHARS * 3);
+const utf8 = new TextEncoder();
+
+/** Whether the text is in the scratch as its UTF-8 bytes, one a character. */
+function copyIfAscii(text: string): boolean {
+  // The scratch holds 3 bytes a character, so the whole text fits, and as many bytes as
+  // characters means that every character took one byte.
+  return text.length <= SCRATCH_MAX_CHARS && utf8.encodeInto(text, scratch).written === text.length;
+}
+
+/** SHA-256 (hex) of the text's UTF-8 bytes without the characters from `cutStart` to `cutEnd`. */
+function sha256HexWithout(text: string, inScratch: boolean, cutStart: number, cutEnd: number): string {
+  if (!inScratch) return hash('sha256', text.slice(0, cutStart) + text.slice(cutEnd), 'hex');
+  scratch.copyWithin(cutStart, cutEnd, text.length);
+  return hash('sha256', scratch.subarray(0, text.length - (cutEnd - cutStart)), 'hex');
+}
+
+/** Where `key` starts, searched from `near` first, then from `from`; -1 when absent. */
+function keyAt(text: string, key: string, near: number, from: number): number {
+  const found = text.indexOf(key, near);
+  return found >= 0 || near === from ? found : text.indexOf(key, from);
 }
 
 /** The raw text after `key` (searched from `from`) up to the next `terminator`. */
