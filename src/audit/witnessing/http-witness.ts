@@ -20,6 +20,13 @@ export interface HttpWitnessSettings {
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** A witness's answer: its status, Content-Type (null without one) and body. */
+interface WitnessAnswer {
+  status: number;
+  type: string | null;
+  body: string;
+}
+
 /**
  * A C2SP tlog-witness over HTTP. It proves consistency from the size the witness last
  * cosigned: the last one this process saw it cosign, else the log's previous signed
@@ -39,7 +46,7 @@ export class HttpWitness implements CheckpointWitness {
 
   async cosign(request: CosignRequest): Promise<string> {
     let oldSize = this.knownSize ?? request.previousSize;
-    for (let attempt = 1; ; attempt += 1) {
+    for (let retried = false; ; retried = true) {
       if (oldSize > request.size) {
         throw this.failure(
           'refused',
@@ -54,7 +61,7 @@ export class HttpWitness implements CheckpointWitness {
         return line;
       }
       const witnessSize = answer.status === 409 ? sizeOf(answer) : undefined;
-      if (witnessSize !== undefined && witnessSize !== oldSize && attempt === 1) {
+      if (witnessSize !== undefined && witnessSize !== oldSize && !retried) {
         oldSize = witnessSize;
         this.knownSize = witnessSize;
         continue;
@@ -63,7 +70,7 @@ export class HttpWitness implements CheckpointWitness {
     }
   }
 
-  private async post(body: string): Promise<{ status: number; type: string; body: string }> {
+  private async post(body: string): Promise<WitnessAnswer> {
     let response: Response;
     let text: string;
     try {
@@ -81,7 +88,7 @@ export class HttpWitness implements CheckpointWitness {
     if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) {
       throw this.failure('bad_cosignature', `the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
     }
-    return { status: response.status, type: response.headers.get('content-type') ?? '', body: text };
+    return { status: response.status, type: response.headers.get('content-type'), body: text };
   }
 
   /** The answer's lines that are valid cosignatures of the note by this witness's key. */
@@ -92,6 +99,7 @@ export class HttpWitness implements CheckpointWitness {
       .filter((line) => {
         try {
           return openNote(`${note}${line}`, [this.settings.key]).verified.length === 1;
+          // Stryker disable next-line BlockStatement: the undefined an empty block returns filters the line out as false does
         } catch {
           return false;
         }
@@ -112,8 +120,8 @@ function requestBody(oldSize: number, proof: readonly TreeHash[], note: string):
 }
 
 /** The witness's last cosigned size from a 409 answer, when it gave one. */
-function sizeOf(answer: { type: string; body: string }): number | undefined {
-  if (!answer.type.startsWith(TLOG_SIZE_CONTENT_TYPE)) return undefined;
+function sizeOf(answer: WitnessAnswer): number | undefined {
+  if (!answer.type?.startsWith(TLOG_SIZE_CONTENT_TYPE)) return undefined;
   const match = /^(0|[1-9][0-9]{0,15})\n?$/.exec(answer.body);
   const size = match ? Number(match[1]) : NaN;
   return Number.isSafeInteger(size) ? size : undefined;
@@ -125,7 +133,7 @@ function reasonOf(status: number): WitnessFailureReason {
   return 'unreachable';
 }
 
-function refusalMessage(answer: { status: number; body: string }, oldSize: number): string {
+function refusalMessage(answer: WitnessAnswer, oldSize: number): string {
   const said = answer.body.trim().slice(0, 300);
   if (answer.status === 409) {
     return `refused (409) a checkpoint proven from size ${oldSize}: it has cosigned another history (${said})`;

@@ -53,14 +53,19 @@ async function startWitness(stateFile = 'witness-state.json'): Promise<{ url: st
   return { url: `http://127.0.0.1:${port}`, refusals };
 }
 
-/** An HTTP server answering every request with what `answer` says. */
-async function startHostile(answer: (body: string) => { status: number; type?: string; body: string }) {
+/** An HTTP server answering every request with what `answer` says; `type: null` sends no Content-Type. */
+async function startHostile(
+  answer: (body: string) => { status: number; type?: string | null; body: string },
+  requests: { path?: string; type?: string }[] = [],
+) {
   const server = createServer((req, res) => {
+    requests.push({ path: req.url, type: req.headers['content-type'] });
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
       const reply = answer(body);
-      res.writeHead(reply.status, { 'Content-Type': reply.type ?? 'text/plain' });
+      const type = reply.type === undefined ? 'text/plain' : reply.type;
+      res.writeHead(reply.status, type === null ? {} : { 'Content-Type': type });
       res.end(reply.body);
     });
   });
@@ -249,23 +254,36 @@ describe('HttpWitness against hostile or broken witnesses', () => {
     return log;
   }
 
-  async function cosignWith(url: string, key = verifierOf(witnessKey)): Promise<WitnessFailure> {
+  /** Asks the witness at url to cosign a checkpoint of size 5 (from 0): its answer, or how it failed. */
+  async function attempt(url: string, key = verifierOf(witnessKey)): Promise<string | WitnessFailure> {
     const log = await treeOf(5);
     const root = await log.tree().root(5);
     const note = signNote(formatCheckpoint({ origin: ORIGIN, size: 5, root }), [logKey]);
     try {
-      await new HttpWitness({ url, key, timeoutMs: 500 }).cosign({
+      return await new HttpWitness({ url, key, timeoutMs: 500 }).cosign({
         note,
         size: 5,
         previousSize: 0,
         tree: log.tree(),
       });
     } catch (err) {
-      return err as WitnessFailure;
+      if (err instanceof WitnessFailure) return err;
+      throw err;
     } finally {
       await log.close();
     }
-    throw new Error('cosign succeeded');
+  }
+
+  async function cosignWith(url: string, key = verifierOf(witnessKey)): Promise<WitnessFailure> {
+    const result = await attempt(url, key);
+    if (typeof result === 'string') throw new Error('cosign succeeded');
+    return result;
+  }
+
+  /** The checkpoint text of a request body (`old N`, proof lines, blank line, then the signed note). */
+  function checkpointTextOf(body: string): string {
+    const note = body.slice(body.indexOf('\n\n') + 2);
+    return note.slice(0, note.lastIndexOf('\n\n') + 1);
   }
 
   it('refuses a 200 whose cosignature is by another key, over another text, or not a signature line', async () => {
@@ -318,5 +336,97 @@ describe('HttpWitness against hostile or broken witnesses', () => {
     // A 409 naming a size beyond the checkpoint cannot be proven from.
     const beyond = await startHostile(() => ({ status: 409, type: 'text/x.tlog.size', body: '9\n' }));
     expect((await cosignWith(beyond)).message).toMatch(/cosigned size 9, beyond this checkpoint's 5/);
+  });
+
+  it('posts the request as UTF-8 text to <url>/add-checkpoint, whatever slashes end the URL', async () => {
+    const requests: { path?: string; type?: string }[] = [];
+    const url = await startHostile(
+      (body) => ({ status: 200, body: signatureLine(checkpointTextOf(body), witnessKey, 3) }),
+      requests,
+    );
+    expect(typeof (await attempt(`${url}//`))).toBe('string');
+    expect(requests).toEqual([{ path: '/add-checkpoint', type: 'text/plain; charset=utf-8' }]);
+  });
+
+  it('returns every line of the answer when all are valid cosignatures, as one block', async () => {
+    let lines = '';
+    const url = await startHostile((body) => {
+      const text = checkpointTextOf(body);
+      lines = signatureLine(text, witnessKey, 3) + signatureLine(text, witnessKey, 4);
+      return { status: 200, body: lines };
+    });
+    expect(await attempt(url)).toBe(lines);
+  });
+
+  it('bounds the answer to 64 KiB and says why it refused one', async () => {
+    const huge = await startHostile(() => ({ status: 200, body: 'x'.repeat(65_537) }));
+    expect((await cosignWith(huge)).message).toBe(
+      'witness witness.test/w1: the answer is larger than 65536 bytes',
+    );
+    const atLimit = await startHostile(() => ({ status: 200, body: 'x'.repeat(65_536) }));
+    expect((await cosignWith(atLimit)).message).toBe(
+      'witness witness.test/w1: the answer is not a valid cosignature by the witness key',
+    );
+  });
+
+  it('retries a 409 once, only from a new size the witness names in its size format', async () => {
+    const cases: { type: string | null; body: string; status?: number; retried: boolean }[] = [
+      { type: 'text/x.tlog.size', body: '3', retried: true },
+      { type: 'text/x.tlog.size; charset=utf-8', body: '3\n', retried: true },
+      { type: 'text/x.tlog.size', body: '0\n', retried: false }, // the size it was proven from
+      { type: 'text/plain', body: '3\n', retried: false },
+      { type: null, body: '3\n', retried: false },
+      { type: 'text/x.tlog.size', body: 'x3\n', retried: false },
+      { type: 'text/x.tlog.size', body: '3\nx', retried: false },
+      { type: 'text/x.tlog.size', body: '03\n', retried: false },
+      { type: 'text/x.tlog.size', body: '3\n', status: 422, retried: false },
+    ];
+    for (const { type, body, status, retried } of cases) {
+      const requests: { path?: string }[] = [];
+      const url = await startHostile(() => ({ status: status ?? 409, type, body }), requests);
+      const failure = await cosignWith(url);
+      expect(failure.reason, `${status ?? 409} ${type} ${JSON.stringify(body)}`).toBe('refused');
+      expect(requests.length, `${type} ${JSON.stringify(body)}`).toBe(retried ? 2 : 1);
+    }
+    // A two-digit size is read whole: here beyond the checkpoint, so nothing is asked again.
+    const beyond = await startHostile(() => ({ status: 409, type: 'text/x.tlog.size', body: '12\n' }));
+    expect((await cosignWith(beyond)).message).toMatch(/cosigned size 12, beyond this checkpoint's 5/);
+  });
+
+  it('names each refusal with the status and the start of what the witness said', async () => {
+    const said = `  ${'w'.repeat(400)}  `;
+    const expected = 'w'.repeat(300);
+    const message = async (status: number, type = 'text/plain') =>
+      (await cosignWith(await startHostile(() => ({ status, type, body: said })))).message;
+    expect(await message(409)).toBe(
+      `witness witness.test/w1: refused (409) a checkpoint proven from size 0: it has cosigned another history (${expected})`,
+    );
+    expect(await message(422)).toBe(
+      `witness witness.test/w1: refused (422): the history it cosigned does not extend to this checkpoint (${expected})`,
+    );
+    expect(await message(400)).toBe(`witness witness.test/w1: answered 400: ${expected}`);
+    const reasons: [number, string][] = [
+      [400, 'rejected'],
+      [499, 'rejected'],
+      [500, 'unreachable'],
+      [204, 'unreachable'],
+      [422, 'refused'],
+    ];
+    for (const [status, reason] of reasons) {
+      const url = await startHostile(() => ({ status, body: status === 204 ? '' : 'no' }));
+      expect((await cosignWith(url)).reason, `${status}`).toBe(reason);
+    }
+  });
+
+  it('says where it could not reach the witness', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const failure = await cosignWith(`http://127.0.0.1:${port}`);
+    expect(failure.reason).toBe('unreachable');
+    expect(failure.message).toMatch(
+      new RegExp(`^witness witness\\.test/w1: POST http://127\\.0\\.0\\.1:${port}/add-checkpoint: `),
+    );
   });
 });
