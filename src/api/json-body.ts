@@ -33,19 +33,24 @@ export const jsonBody: RequestHandler = (req, res, next) => {
 };
 
 /**
- * What is wrong with a parsed body (too deep, a prototype-pollution key), if anything.
- * Iterative walk, so hostile nesting cannot overflow the stack.
+ * What is wrong with a parsed body (too deep, a prototype-pollution key), if anything:
+ * depth first, each object's own keys before its members, the last member first.
  */
 export function bodyShapeProblem(root: unknown): string | undefined {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 1 }];
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > MAX_DEPTH) return `request body nests deeper than ${MAX_DEPTH} levels`;
-    for (const key of Object.keys(value)) {
-      if (FORBIDDEN_KEYS.has(key)) return `request body contains the forbidden key "${key}"`;
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 });
-    }
+  return shapeProblem(root, 1);
+}
+
+// Recursive, yet hostile nesting cannot overflow the stack: it stops at MAX_DEPTH.
+function shapeProblem(value: unknown, depth: number): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth > MAX_DEPTH) return `request body nests deeper than ${MAX_DEPTH} levels`;
+  const keys = Object.keys(value);
+  for (const key of keys) {
+    if (FORBIDDEN_KEYS.has(key)) return `request body contains the forbidden key "${key}"`;
+  }
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const problem = shapeProblem((value as Record<string, unknown>)[keys[i]!], depth + 1);
+    if (problem) return problem;
   }
   return undefined;
 }

@@ -124,8 +124,9 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     req.on('data', onData);
     req.on('end', onEnd);
     const aborted = () => fail(new ArbiterError('INVALID_REQUEST', 'request body was aborted'));
-    req.once('aborted', aborted);
-    req.once('error', aborted);
+    // on, not once: once wraps each listener in two more objects, and a second fail does nothing.
+    req.on('aborted', aborted);
+    req.on('error', aborted);
   });
 }
 
@@ -135,7 +136,7 @@ function parseBody(bytes: Buffer): unknown {
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   // An empty body is {} for express's parser too (then not a valid proposal).
   if (text.length === 0) return {};
-  const first = /[^ \t\n\r]/.exec(text)?.[0];
+  const first = text[text.search(/[^ \t\n\r]/)];
   if (first !== '{' && first !== '[') throw notJson();
   let value: unknown;
   try {

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/index.js';
 import type { Metrics } from '../metrics/index.js';
+import { randomUuid } from '../model/index.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -17,7 +17,7 @@ export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The caller's X-Request-ID when sane, else a new one. */
 export function requestIdFrom(offered: string | string[] | undefined): string {
-  return typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : randomUUID();
+  return typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : randomUuid();
 }
 
 /** One answered request, as the access log and the request counter see it. */
@@ -40,7 +40,9 @@ export function recordRequest(log: Logger, metrics: Metrics, answered: AnsweredR
   const durationMs = performance.now() - answered.startedMs;
   log.info(
     {
-      ...(answered.requestId === undefined ? {} : { request_id: answered.requestId }),
+      // pino leaves undefined members out. (A conditional spread here, first in the literal,
+      // would give every line's object a V8 map of its own: over a kilobyte per request.)
+      request_id: answered.requestId,
       method: answered.method,
       path: answered.path,
       status: answered.status,

@@ -66,21 +66,38 @@ function arrayInCanonicalOrder(items: unknown[]): unknown[] {
 }
 
 function objectInCanonicalOrder(record: Record<string, unknown>): Record<string, unknown> {
-  const keys: string[] = [];
-  const members: unknown[] = [];
-  let changed = false;
+  // Most objects are in order already, and nothing is allocated for those.
+  let inOrder = true;
+  let previous: string | undefined;
+  let reordered: Map<string, unknown> | undefined; // members that were copied into order
   for (const key in record) {
     if (!keepsCanonicalPlace(record, key)) return record;
+    if (previous !== undefined && key < previous) inOrder = false;
+    previous = key;
     const member = withCanonicalOrder(record[key]);
-    if (member !== record[key] || (keys.length > 0 && key < keys[keys.length - 1]!)) changed = true;
-    keys.push(key);
-    members.push(member);
+    if (member !== record[key]) (reordered ??= new Map()).set(key, member);
   }
-  if (!changed) return record;
-  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  if (inOrder && !reordered) return record;
   const copy: Record<string, unknown> = {};
-  for (const i of order) copy[keys[i]!] = members[i];
+  for (const key of sortKeys(Object.keys(record))) {
+    copy[key] = reordered?.has(key) ? reordered.get(key) : record[key];
+  }
   return copy;
+}
+
+/**
+ * The keys in ascending order. Short lists by insertion: Array.prototype.sort allocates
+ * over a kilobyte of work space per call, and a proposal's objects have a few keys each.
+ */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i;
+    for (; j > 0 && keys[j - 1]! > key; j--) keys[j] = keys[j - 1]!;
+    keys[j] = key;
+  }
+  return keys;
 }
 
 /**
@@ -265,6 +282,11 @@ export function leafInput(entry: AuditEntry): string {
   return canonicalJson(content);
 }
 
+/** leafInput in UTF-8: the tree hashes it as bytes, which copies no text on the heap. */
+export function leafInputBytes(entry: AuditEntry): Buffer {
+  return Buffer.from(leafInput(entry), 'utf8');
+}
+
 /**
  * The form entries are stored and exported in: the canonical JSON of the whole entry,
  * `hash` included. Its bytes without the `hash` member are exactly what was hashed, so a
@@ -272,19 +294,47 @@ export function leafInput(entry: AuditEntry): string {
  */
 export function storedText(entry: AuditEntry): string {
   const canonical = sealedText.get(entry);
-  if (canonical === undefined) return canonicalJson(entry);
+  const at = hashPlace(entry, canonical);
+  if (canonical === undefined || at < 0) return canonicalJson(entry);
+  return `${canonical.slice(0, at)}${hashMember(entry)}${canonical.slice(at)}`;
+}
+
+/**
+ * storedText(entry) in UTF-8, written from the canonical text and the hash member as they
+ * are: joining them into one string first would copy the entry once more on the heap.
+ */
+export function storedBytes(entry: AuditEntry): Buffer {
+  const canonical = sealedText.get(entry);
+  const at = hashPlace(entry, canonical);
+  if (canonical === undefined || at < 0) return Buffer.from(canonicalJson(entry), 'utf8');
+  const member = hashMember(entry);
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(canonical, 'utf8') + Buffer.byteLength(member, 'utf8'));
+  let offset = bytes.write(canonical.slice(0, at), 'utf8');
+  offset += bytes.write(member, offset, 'utf8');
+  bytes.write(canonical.slice(at), offset, 'utf8');
+  return bytes;
+}
+
+function hashMember(entry: AuditEntry): string {
+  return `,"hash":${JSON.stringify(entry.hash)}`;
+}
+
+/**
+ * Where the hash member goes into the canonical text the entry was sealed over (this
+ * process sealed it); -1 when it was not, or the member cannot be placed there.
+ */
+function hashPlace(entry: AuditEntry, canonical: string | undefined): number {
+  if (canonical === undefined) return -1;
   // The members after `hash` in key order: when they hold no objects, the first of them
   // is the last place its key appears in the text (quotes inside strings are escaped).
   const members = entry as unknown as Record<string, unknown>;
   let first: string | undefined;
   for (const key in members) {
     if (key <= 'hash') continue;
-    if (!isFlat(members[key])) return canonicalJson(entry);
+    if (!isFlat(members[key])) return -1;
     if (first === undefined || key < first) first = key;
   }
-  const at = first === undefined ? canonical.length - 1 : canonical.lastIndexOf(`,"${first}":`);
-  if (at < 0) return canonicalJson(entry);
-  return `${canonical.slice(0, at)},"hash":${JSON.stringify(entry.hash)}${canonical.slice(at)}`;
+  return first === undefined ? canonical.length - 1 : canonical.lastIndexOf(`,"${first}":`);
 }
 
 function isFlat(value: unknown): boolean {

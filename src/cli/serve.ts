@@ -27,6 +27,7 @@ import { IndexStore } from '../index/index.js';
 import { openAuditBackend } from './audit-backend.js';
 import { openAuthenticator } from './authenticator.js';
 import { openConfigBackend } from './config-backend.js';
+import { asyncLogDestination } from './log-destination.js';
 import { openNotifier } from './notifier.js';
 import type { Notifier } from '../notify/notifier.js';
 import { instrumentAuditLog, Metrics } from '../metrics/index.js';
@@ -341,15 +342,13 @@ async function startOnServer(
 
 export async function serve(options: ServeOptions): Promise<void> {
   boundHeapGrowth(); // the process is ours: tune its heap before the configuration loads
-  // Lines are written asynchronously: under load, one write(2) carries many access-log lines
-  // instead of each stopping the event loop. pino flushes what is pending on exit.
   const logger = pino(
     {
       level: options.logLevel,
       base: { service: 'arbiter' },
       redact: ['req.headers.authorization'],
     },
-    pino.destination({ dest: 1, sync: false }),
+    asyncLogDestination(1),
   );
   const running = await startServer(options, logger);
   relaxHeapGrowthIfSmall();

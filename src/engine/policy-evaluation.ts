@@ -24,16 +24,24 @@ export function evaluatePolicies(
   let cached: ConditionBindings | undefined;
   const evaluated = rules.map((rule): RuleEvaluation => {
     // Members in canonical (sorted) order, so that the audit log seals them natively (chain.ts).
-    const verdict = (matched: boolean, error?: string): RuleEvaluation => ({
-      ...(rule.enforcement === 'enforce' ? {} : { enforcement: rule.enforcement }),
-      ...(error === undefined ? {} : { error }),
-      matched,
-      outcome: rule.outcome,
-      policy: rule.policy,
-      priority: rule.priority,
-      ...(rule.reviewTtlSeconds === undefined ? {} : { review_ttl_seconds: rule.reviewTtlSeconds }),
-      rule_index: rule.ruleIndex,
-    });
+    const verdict = (matched: boolean, error?: string): RuleEvaluation => {
+      const evaluation: RuleEvaluation = {
+        matched,
+        outcome: rule.outcome,
+        policy: rule.policy,
+        priority: rule.priority,
+        ...(rule.reviewTtlSeconds === undefined ? {} : { review_ttl_seconds: rule.reviewTtlSeconds }),
+        rule_index: rule.ruleIndex,
+      };
+      // `enforcement` and `error` sort first. Spread first into every literal, they would give
+      // each evaluation a V8 map of its own; only those that have them pay for that.
+      if (rule.enforcement === 'enforce' && error === undefined) return evaluation;
+      return {
+        ...(rule.enforcement === 'enforce' ? {} : { enforcement: rule.enforcement }),
+        ...(error === undefined ? {} : { error }),
+        ...evaluation,
+      };
+    };
     if (!rule.condition) return verdict(true);
     const result = rule.condition.evaluate((cached ??= bindings()));
     if (result.ok) return verdict(result.matched);

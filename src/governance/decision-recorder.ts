@@ -77,8 +77,7 @@ export class DecisionRecorder {
     const decisionId = this.deps.newId();
     const timestamp = now.toISOString();
     // Members in canonical (sorted) order, so that sealing writes them natively (chain.ts).
-    const data: DecisionData = {
-      ...(extras.confirmationOf ? { confirmation_of: extras.confirmationOf } : {}),
+    const recorded: DecisionData = {
       decision: {
         constraints: decided.constraints,
         outcome: decided.outcome,
@@ -93,6 +92,9 @@ export class DecisionRecorder {
       request: withCanonicalOrder(this.recorded(proposal)),
       ...sourceOf(extras),
     };
+    // Not a conditional spread first in the literal above: V8 would give every such object
+    // a map of its own (over a kilobyte per decision).
+    const data = extras.confirmationOf ? { confirmation_of: extras.confirmationOf, ...recorded } : recorded;
     const entry = await this.deps.audit.append({
       event_type: 'governance.decision',
       timestamp,

@@ -1,4 +1,4 @@
-import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { canonicalJson } from '../audit/chain.js';
 import {
@@ -13,6 +13,7 @@ import {
   type Decision,
   type EngineDecision,
   type Proposal,
+  randomUuid,
   type ShadowDecision,
 } from '../model/index.js';
 import { foldDecision, type DecisionRecord, type ExecutionData, type ReviewData } from './decision-record.js';
@@ -68,7 +69,7 @@ export class DecisionService {
       audit: deps.audit,
       clock: deps.clock,
       pendingTtlSeconds: deps.pendingTtlSeconds,
-      newId: deps.newId ?? randomUUID,
+      newId: deps.newId ?? randomUuid,
       ...(deps.onShadowDecision ? { onShadowDecision: deps.onShadowDecision } : {}),
       ...(deps.masker ? { masker: deps.masker } : {}),
     });

@@ -42,7 +42,7 @@ export class ParameterMasker {
 
   /** The proposal as it may be recorded: itself when its capability marks nothing sensitive. */
   maskProposal(proposal: Proposal): Proposal {
-    const sensitive = this.index.current().capability(proposal.action.capability)?.sensitive;
+    const sensitive = this.sensitiveOf(proposal);
     if (!sensitive) return proposal;
     const parameters = maskSensitive(proposal.action.parameters, sensitive, (value) => this.maskValue(value));
     if (parameters === proposal.action.parameters) return proposal;
@@ -55,6 +55,8 @@ export class ParameterMasker {
    * MIN_SCRUBBED_CHARS are left, so that "rule 1" is not mangled by a secret "1".
    */
   scrubDecision(proposal: Proposal, decided: EngineDecision): EngineDecision {
+    // Most capabilities mark nothing sensitive: then there is nothing to look for.
+    if (!this.sensitiveOf(proposal)) return decided;
     const { reason, evaluation, warnings } = decided;
     const text = JSON.stringify({ reason, evaluation, warnings });
     const scrubbed = this.replaceSecrets(proposal, text, (secret) => JSON.stringify(secret).slice(1, -1));
@@ -70,7 +72,7 @@ export class ParameterMasker {
 
   /** `text` with each sensitive value of the proposal, written as `written` says, replaced by [masked]. */
   private replaceSecrets(proposal: Proposal, text: string, written: (secret: string) => string): string {
-    const sensitive = this.index.current().capability(proposal.action.capability)?.sensitive;
+    const sensitive = this.sensitiveOf(proposal);
     if (!sensitive) return text;
     const secrets = new Set<string>();
     maskSensitive(proposal.action.parameters, sensitive, (value) => {
@@ -81,6 +83,10 @@ export class ParameterMasker {
     for (const secret of secrets)
       if (secret.length >= MIN_SCRUBBED_CHARS) result = result.replaceAll(written(secret), '[masked]');
     return result;
+  }
+
+  private sensitiveOf(proposal: Proposal) {
+    return this.index.current().capability(proposal.action.capability)?.sensitive;
   }
 
   maskValue(value: unknown): MaskedValue {

@@ -5,3 +5,4 @@ export * from './proposal.js';
 export * from './errors.js';
 export * from './spec-schemas.js';
 export * from './subject-username.js';
+export * from './random-uuid.js';

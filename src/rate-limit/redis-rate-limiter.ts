@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { connectRedis } from '../redis/redis-connection.js';
 import type { RateLimiter, RateLimitRequest } from '../engine/index.js';
-import { ArbiterError } from '../model/index.js';
+import { ArbiterError, randomUuid } from '../model/index.js';
 import { LuaScript } from '../redis/lua-script.js';
 
 /**
@@ -63,7 +62,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   admit(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
-    return this.run(ADMIT_SCRIPT, request, randomUUID());
+    return this.run(ADMIT_SCRIPT, request, randomUuid());
   }
 
   peek(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
+import { ArbiterError, AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type {
   AuditEntry,
   AuditEventInput,
@@ -16,7 +15,7 @@ import type {
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
-import { assertCanonicalisable, GENESIS_HASH, leafInput, sealEntry, storedText } from '../chain.js';
+import { assertCanonicalisable, GENESIS_HASH, leafInputBytes, sealEntry, storedBytes } from '../chain.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
@@ -207,7 +206,7 @@ export class FileAuditLog implements AuditLog {
         logger,
         now,
         verifyCacheMs: settings.verifyCacheSeconds * 1000,
-        newId: settings.idGenerator ?? (() => `aud_${randomUUID()}`),
+        newId: settings.idGenerator ?? (() => `aud_${randomUuid()}`),
         maxBatchEntries: settings.maxBatchEntries,
         checkpointEvery: settings.checkpointEvery,
         signing: settings.signing,
@@ -412,8 +411,8 @@ export class FileAuditLog implements AuditLog {
       previous = entry;
       return entry;
     });
-    const lines = entries.map((entry) => `${storedText(entry)}\n`);
-    const data = Buffer.from(lines.join(''), 'utf8');
+    const stored = entries.map(storedBytes);
+    const data = jsonLines(stored);
     const treeBefore = this.treeFile.size;
     try {
       if (this.dirtyTail) await this.cutTail();
@@ -426,21 +425,22 @@ export class FileAuditLog implements AuditLog {
       await this.rollback(treeBefore);
       throw new AuditUnavailableError('the audit log could not store the entries', { cause: err });
     }
-    this.commit(entries, lines);
+    this.commit(entries, stored);
     return entries;
   }
 
   /** Leaf index = seq - 1: a tree that lost step with the log (a gap at open) is left as it is. */
   private async appendToTree(entries: AuditEntry[]): Promise<void> {
     if (this.withoutTree || this.treeFile.size !== entries[0]!.seq - 1) return;
-    await this.treeFile.append(entries.map((entry) => leafHash(leafInput(entry))));
+    await this.treeFile.append(entries.map((entry) => leafHash(leafInputBytes(entry))));
   }
 
-  private commit(entries: AuditEntry[], lines: string[]): void {
+  /** `stored`: each entry's bytes as written, without its newline. */
+  private commit(entries: AuditEntry[], stored: Buffer[]): void {
     entries.forEach((entry, i) => {
-      const bytes = Buffer.byteLength(lines[i]!, 'utf8');
-      this.index.add(entry, this.length, bytes - 1);
-      this.length += bytes;
+      const length = stored[i]!.length;
+      this.index.add(entry, this.length, length);
+      this.length += length + 1;
     });
     const newest = entries.at(-1)!;
     this.last = { seq: newest.seq, hash: newest.hash, entry_id: newest.id };
@@ -483,6 +483,19 @@ export class FileAuditLog implements AuditLog {
       );
     }
   }
+}
+
+/** Entries' stored bytes as JSON Lines: one buffer, one newline after each. */
+function jsonLines(stored: readonly Buffer[]): Buffer {
+  let size = 0;
+  for (const bytes of stored) size += bytes.length + 1;
+  const data = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const bytes of stored) {
+    offset += bytes.copy(data, offset);
+    data[offset++] = 0x0a;
+  }
+  return data;
 }
 
 /** Opens audit.tree and brings it level with the loaded log. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AuditUnavailableError } from '../../model/index.js';
+import { AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { assertCanonicalisable, leafInput, sealEntry } from '../chain.js';
+import { assertCanonicalisable, leafInputBytes, sealEntry } from '../chain.js';
 import type { TreeFrontier } from '../merkle/tree-frontier.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
@@ -226,7 +226,7 @@ export class ChainAppender {
     if (appends.length === 0) return undefined;
     this.batchCount += 1;
     return {
-      id: randomUUID(),
+      id: randomUuid(),
       order: this.batchCount,
       appends,
       deadline: Math.min(...appends.map((p) => p.deadline)),
@@ -257,7 +257,7 @@ export class ChainAppender {
         ? growTree(
             this.keys,
             frontier,
-            sealed.map((entry) => leafHash(leafInput(entry))),
+            sealed.map((entry) => leafHash(leafInputBytes(entry))),
           )
         : undefined;
     const flight: Flight = { batch, sealed, head: headOf(sealed), frontier: growth?.frontier };
@@ -426,7 +426,7 @@ export class ChainAppender {
     // The deadline travels in Redis's clock so the script can compare it with TIME.
     const redisDeadline = Math.floor(batch.deadline + this.clockOffsetMs);
     const ids: string[] = [];
-    const jsons: string[] = [];
+    const jsons: Buffer[] = [];
     const times: number[] = [];
     // Each distinct index key once, with the batch positions (1-based) of its entries.
     const positions = new Map<string, string>();

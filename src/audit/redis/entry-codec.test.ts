@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sealEntry } from '../chain.js';
+import type { AuditEntry } from '../audit-log.js';
+import { sealEntry, storedText } from '../chain.js';
 import { decodeEntry, encodeEntry, entryField, indexKeysOf } from './entry-codec.js';
 import { RedisAuditKeys, streamId } from './redis-keys.js';
 
@@ -22,9 +23,22 @@ const entry = sealEntry(
 
 describe('Redis entry codec and key layout', () => {
   it('round-trips an entry through its stream field', () => {
-    expect(decodeEntry(encodeEntry(entry))).toEqual(entry);
+    expect(decodeEntry(encodeEntry(entry).toString('utf8'))).toEqual(entry);
     expect(entryField(['other', 'x', 'entry', 'json'])).toBe('json');
     expect(entryField(['other', 'x'])).toBeUndefined();
+  });
+
+  it('stores the bytes of storedText, whether the hash is spliced in or the entry written anew', () => {
+    const sealed = (data: Record<string, unknown>, previous: AuditEntry | null = null) =>
+      sealEntry({ ...entry, id: 'e2', data }, previous);
+    const spliced = sealed({ note: 'zürich \u2028 "quoted" \ud83d\ude00', z: [1, { a: null }] });
+    const chained = sealed({ n: 2 }, spliced);
+    // Not sealed here (read back), or with a member after `hash` that holds an object.
+    const readBack = JSON.parse(storedText(chained)) as AuditEntry;
+    const nested = sealEntry({ ...entry, policies_evaluated: [{ p: 1 }] as unknown as string[] }, null);
+    for (const e of [entry, spliced, chained, readBack, nested]) {
+      expect(encodeEntry(e).equals(Buffer.from(storedText(e), 'utf8'))).toBe(true);
+    }
   });
 
   it('names what is wrong with a stored item instead of throwing', () => {

@@ -1,14 +1,17 @@
 import type { AuditEntry } from '../audit-log.js';
-import { storedText } from '../chain.js';
+import { storedBytes } from '../chain.js';
 import { parseEntryLine } from '../entry-shape.js';
 import { INDEXED_FIELDS, type RedisAuditKeys } from './redis-keys.js';
 
 /** Field of a stream entry that holds the entry as JSON. */
 export const ENTRY_FIELD = 'entry';
 
-/** The stored form (chain.ts storedText): verification can hash it as stored. */
-export function encodeEntry(entry: AuditEntry): string {
-  return storedText(entry);
+/**
+ * The stored form (chain.ts storedText) in UTF-8: verification can hash it as stored.
+ * Bytes, so that the script call carries them as they are instead of copying the text.
+ */
+export function encodeEntry(entry: AuditEntry): Buffer {
+  return storedBytes(entry);
 }
 
 /** Parses a stored entry; returns a reason instead when it is not one (a tampered stream). */

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { connectRedis } from '../../redis/redis-connection.js';
-import { ArbiterError, AuditUnavailableError } from '../../model/index.js';
+import { ArbiterError, AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type {
   AuditEntry,
   AuditEventInput,
@@ -92,7 +91,7 @@ const DEFAULTS = {
   trimBatchEntries: TRIM_BATCH_ENTRIES,
   logger: silentLogger,
   now: (): Date => new Date(),
-  newId: (): string => randomUUID(),
+  newId: (): string => randomUuid(),
 };
 
 /**
