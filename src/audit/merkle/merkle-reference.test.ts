@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { proofHashes } from './proof-hashes.js';
 import { consistencyPlan, inclusionPlan } from './proof-plan.js';
 import { naiveConsistency, naivePath, naiveRoot, numberedLeaves } from './test-naive-tree.js';
-import { appendLeaf, EMPTY_FRONTIER, frontierRoot, type TreeFrontier } from './tree-frontier.js';
+import {
+  appendLeaf,
+  appendLeaves,
+  EMPTY_FRONTIER,
+  frontierRoot,
+  type TreeFrontier,
+} from './tree-frontier.js';
 import { EMPTY_ROOT, leafHash, type TreeHash } from './tree-hash.js';
 import { nodeKey } from './tree-shape.js';
 import { verifyConsistency } from './verify-consistency.js';
@@ -32,6 +38,31 @@ describe('the Merkle tree against a naive RFC 6962 tree, every size up to 70', (
     const { roots } = buildTree(leaves);
     for (let n = 0; n <= MAX; n++)
       expect(roots[n]!.toString('hex'), `size ${n}`).toBe(naiveRoot(leaves.slice(0, n)).toString('hex'));
+  });
+
+  it('appends a batch of leaves as one leaf at a time would: the same records in stored order, the same frontier', () => {
+    const leaves = numberedLeaves(MAX).map((leaf) => leafHash(leaf));
+    // Batches of every length from every starting size, so each run of trailing 1 bits is crossed.
+    for (let from = 0; from < 40; from++) {
+      let start: TreeFrontier = EMPTY_FRONTIER;
+      for (const leaf of leaves.slice(0, from)) start = appendLeaf(start, leaf).frontier;
+      for (let count = 0; from + count <= MAX && count <= 33; count++) {
+        let frontier = start;
+        const records: TreeHash[] = [];
+        for (const leaf of leaves.slice(from, from + count)) {
+          const appended = appendLeaf(frontier, leaf);
+          records.push(...appended.completed.map((c) => c.hash));
+          frontier = appended.frontier;
+        }
+        const batch = appendLeaves(start, leaves.slice(from, from + count));
+        expect(hex(batch.records), `${count} from ${from}`).toEqual(hex(records));
+        expect(batch.frontier.size).toBe(from + count);
+        expect(hex([...batch.frontier.hashes])).toEqual(hex([...frontier.hashes]));
+      }
+      expect(start.hashes.length, 'the frontier it started from is left as it was').toBe(
+        start.size.toString(2).replaceAll('0', '').length,
+      );
+    }
   });
 
   it('gives the naive inclusion proof of every leaf at every size, and each verifies', () => {
