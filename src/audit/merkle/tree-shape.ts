@@ -16,6 +16,7 @@ export function nodeKey(node: NodeId): string {
 export function isPowerOfTwo(n: number): boolean {
   let power = 1;
   while (power < n) power *= 2;
+  // Stryker disable next-line ConditionalExpression: power starts at 1, so it never equals an n below 1
   return n > 0 && power === n;
 }
 
