@@ -82,14 +82,13 @@ function decodeKeyMaterial(name: string, idHex: string, material: string, what: 
     throw new NoteError('key_malformed', `${what} has an invalid key name "${name}"`);
   if (!/^[0-9a-f]{8}$/.test(idHex))
     throw new NoteError('key_malformed', `${what} has an invalid key ID "${idHex}"`);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(material))
-    throw new NoteError('key_malformed', `${what} key is not base64`);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(material)) throw new NoteError('key_malformed', `${what} is not base64`);
   const bytes = Buffer.from(material, 'base64');
   const type = bytes[0];
   if (type !== SIGNATURE_TYPE.ed25519 && type !== SIGNATURE_TYPE.cosignatureV1) {
     throw new NoteError('key_malformed', `${what} has unsupported signature type ${type}`);
   }
-  if (bytes.length !== 33) throw new NoteError('key_malformed', `${what} key is not 32 bytes`);
+  if (bytes.length !== 33) throw new NoteError('key_malformed', `${what} is not 32 bytes`);
   return { type, keyBytes: bytes.subarray(1), keyId: Number.parseInt(idHex, 16) };
 }
 

@@ -49,9 +49,19 @@ describe('signed notes against the public vectors', () => {
     const note = `${GO_TEXT}\n${PETER_SIG}${ENOCH_SIG}`;
     const both = openNote(note, [parseVerifierKey(PETER_VKEY), parseVerifierKey(ENOCH_VKEY)]);
     expect(both.verified.map((s) => s.name)).toEqual(['PeterNeumann', 'EnochRoot']);
-    const peterOnly = openNote(note, [parseVerifierKey(PETER_VKEY)]);
-    expect(peterOnly.verified.map((s) => s.name)).toEqual(['PeterNeumann']);
-    expect(peterOnly.unknown.map((s) => s.name)).toEqual(['EnochRoot']);
+    expect(openNote(note, [parseVerifierKey(PETER_VKEY)])).toStrictEqual({
+      text: GO_TEXT,
+      verified: [{ name: 'PeterNeumann', keyId: 0xc74f20a3, line: PETER_SIG }],
+      unknown: [{ name: 'EnochRoot', keyId: 0xaf0cfe78, line: ENOCH_SIG }],
+    });
+  });
+
+  it('signs with several keys in their order, one line each', () => {
+    const peter = parseSigningKey(PETER_SKEY);
+    const other = generateSigningKey('other.example/log');
+    expect(signNote(GO_TEXT, [peter, other])).toBe(
+      `${GO_TEXT}\n${PETER_SIG}${signatureLine(GO_TEXT, other)}`,
+    );
   });
 });
 
@@ -65,6 +75,29 @@ describe('signed notes against forgeries', () => {
     const opened = openNote(mixed, [parseVerifierKey(SPEC_VKEY)]);
     expect(opened.verified).toHaveLength(1);
     expect(opened.unknown).toHaveLength(1);
+  });
+
+  it('ignores a signature by the known key ID under another name', () => {
+    const renamed = SPEC_NOTE.replace('\u2014 example.com/foo ', '\u2014 example.com/bar ');
+    expect(() => openNote(renamed, [parseVerifierKey(SPEC_VKEY)])).toThrow(
+      expect.objectContaining({
+        code: 'note_unverified',
+        message: 'no signature on the note is by a trusted key',
+      }),
+    );
+  });
+
+  it('counts a key once however many of its lines a note repeats, up to 100 signatures', () => {
+    const line = SPEC_NOTE.split('\n\n')[1]!;
+    const opened = openNote(`${SPEC_NOTE}${line.repeat(99)}`, [parseVerifierKey(SPEC_VKEY)]);
+    expect(opened.verified).toStrictEqual([{ name: 'example.com/foo', keyId: 0x530d903a, line }]);
+    expect(opened.unknown).toEqual([]);
+  });
+
+  it('keeps a signature of exactly five bytes by an unknown key', () => {
+    const line = '\u2014 other.example AAAAAAA=\n';
+    const opened = openNote(`${SPEC_NOTE}${line}`, [parseVerifierKey(SPEC_VKEY)]);
+    expect(opened.unknown).toStrictEqual([{ name: 'other.example', keyId: 0, line }]);
   });
 
   it('refuses the whole note when a line claiming a known name and key ID does not verify', () => {
@@ -86,43 +119,103 @@ describe('signed notes against forgeries', () => {
     }
   });
 
+  const SIG = SPEC_NOTE.split(' ').at(-1)!.trim();
+  const withSignature = (encoded: string) => SPEC_NOTE.replace(SIG, encoded);
+  const notBase64 = 'signature of example.com/foo is not base64';
+  const invalidName = 'signature line has an invalid key name';
+  const MiB = 1 << 20;
   it.each([
-    ['no blank line', 'This is an example message.\n\u2014 example.com/foo AAAA\n', /blank line/],
-    ['no final newline', SPEC_NOTE.slice(0, -1), /end with a newline/],
+    [
+      'no blank line',
+      'This is an example message.\n\u2014 example.com/foo AAAA\n',
+      'note has no blank line before its signatures',
+    ],
+    ['no final newline', SPEC_NOTE.slice(0, -1), 'note must end with a newline'],
+    ['an empty signature block', 'This is an example message.\n\n', 'note must end with a newline'],
     [
       'a control character',
       SPEC_NOTE.replace('example message', 'example\u0007message'),
-      /control character/,
+      'note holds a control character',
     ],
-    ['a carriage return', SPEC_NOTE.replace('.\n\n', '.\r\n\n'), /control character/],
-    ['a line without the em dash', SPEC_NOTE.replace('\u2014 ', '-- '), /must start with/],
-    ['a signature that is not base64', SPEC_NOTE.replace('Uw2Q', 'Uw2Q!'), /not base64/],
-    ['a signature of four bytes', SPEC_NOTE.replace(/ [A-Za-z0-9+/=]+\n$/, ' AAAAAA==\n'), /too short/],
-    ['a key name with a plus', SPEC_NOTE.replace('example.com/foo', 'example.com+foo'), /invalid key name/],
+    ['a carriage return', SPEC_NOTE.replace('.\n\n', '.\r\n\n'), 'note holds a control character'],
+    ['a tab in a signature line', SPEC_NOTE.replace('foo ', 'foo\t'), 'note holds a control character'],
+    ['a lone high surrogate', SPEC_NOTE.replace('This', '\ud800This'), 'note is not valid UTF-8'],
+    ['a lone low surrogate', SPEC_NOTE.replace('This', 'T\udc00his'), 'note is not valid UTF-8'],
     [
-      'an empty signature block',
-      'This is an example message.\n\n',
-      /must end with a newline|invalid key name|must start/,
+      'a line without the em dash',
+      SPEC_NOTE.replace('\u2014 ', '-- '),
+      'a signature line must start with "— "',
     ],
-    ['a lone surrogate', SPEC_NOTE.replace('This', '\ud800This'), /UTF-8/],
-  ])('refuses a note with %s', (_what, note, error) => {
-    expect(() => openNote(note, [parseVerifierKey(SPEC_VKEY)])).toThrow(error);
+    ['a key name with a plus', SPEC_NOTE.replace('example.com/foo', 'example.com+foo'), invalidName],
+    ['an empty key name', SPEC_NOTE.replace('example.com/foo ', ' '), invalidName],
+    ['no space in a signature line', SPEC_NOTE.replace('example.com/foo ', ''), invalidName],
+    ['a signature that is not base64', withSignature(`!${SIG.slice(1)}`), notBase64],
+    ['junk before the signature', withSignature(`!!!!${SIG}`), notBase64],
+    ['junk after the signature', withSignature(`${SIG}!!!!`), notBase64],
+    ['a signature without its padding', withSignature(SIG.replace(/=+$/, '')), notBase64],
+    ['a signature of four bytes', withSignature('AAAAAA=='), 'signature of example.com/foo is too short'],
+    [
+      '101 signatures',
+      `${SPEC_NOTE}${`\u2014 example.com/foo ${SIG}\n`.repeat(100)}`,
+      'note has more than 100 signatures',
+    ],
+    ['more than 1 MiB', `${'x'.repeat(MiB)}\n${SPEC_NOTE}`, 'note is larger than 1 MiB'],
+  ])('refuses a note with %s', (_what, note, message) => {
+    expect(() => openNote(note, [parseVerifierKey(SPEC_VKEY)])).toThrow(
+      expect.objectContaining({ code: 'note_malformed', message }),
+    );
   });
 
-  it('refuses a note with more than 100 signatures and one larger than 1 MiB', () => {
-    const key = parseVerifierKey(SPEC_VKEY);
-    const line = SPEC_NOTE.split('\n\n')[1]!;
-    expect(() => openNote(`${SPEC_NOTE}${line.repeat(100)}`, [key])).toThrow(/more than 100/);
-    expect(() => openNote(`${'x'.repeat(1 << 20)}\n${SPEC_NOTE}`, [key])).toThrow(/1 MiB/);
+  it('opens a note of exactly 1 MiB and refuses one a byte longer', () => {
+    const key = parseSigningKey(PETER_SKEY);
+    const lineBytes = Buffer.byteLength(signatureLine('x\n', key));
+    const text = `${'x'.repeat(MiB - lineBytes - 2)}\n`;
+    const note = signNote(text, [key]);
+    expect(Buffer.byteLength(note)).toBe(MiB);
+    expect(openNote(note, [parseVerifierKey(PETER_VKEY)]).text).toBe(text);
+    expect(() => openNote(`x${note}`, [parseVerifierKey(PETER_VKEY)])).toThrow('note is larger than 1 MiB');
   });
 
   it('refuses a wrong signature with a different length, and an empty list of trusted keys', () => {
-    const truncated = SPEC_NOTE.replace(
-      / ([A-Za-z0-9+/=]+)\n$/,
-      (_m, sig: string) => ` ${Buffer.from(sig, 'base64').subarray(0, 40).toString('base64')}\n`,
+    const truncated = withSignature(Buffer.from(SIG, 'base64').subarray(0, 40).toString('base64'));
+    expect(() => openNote(truncated, [parseVerifierKey(SPEC_VKEY)])).toThrow(
+      expect.objectContaining({
+        code: 'note_unverified',
+        message: 'signature of example.com/foo does not verify',
+      }),
     );
-    expect(() => openNote(truncated, [parseVerifierKey(SPEC_VKEY)])).toThrow(/does not verify/);
-    expect(() => openNote(SPEC_NOTE, [])).toThrow(/trusted key/);
+    expect(() => openNote(SPEC_NOTE, [])).toThrow('no signature on the note is by a trusted key');
+  });
+});
+
+describe('note texts', () => {
+  it.each([
+    ['one empty line', '\n'],
+    ['characters beyond the BMP', 'caf\u00e9 \u{1F512} \u{1D11E}\n'],
+  ])('signs and opens a text of %s', (_what, text) => {
+    const key = parseSigningKey(PETER_SKEY);
+    expect(openNote(signNote(text, [key]), [parseVerifierKey(PETER_VKEY)]).text).toBe(text);
+  });
+
+  const newline = 'note text must end with a newline';
+  it.each([
+    ['an empty text', '', newline],
+    ['a text without a final newline', 'no newline', newline],
+    ['a control character', 'bell\u0007\n', 'note text holds a control character'],
+    ['a lone surrogate', '\udc00\n', 'note is not valid UTF-8'],
+    ['a replacement character', '\ufffd\n', 'note is not valid UTF-8'],
+  ])('refuses to sign %s', (_what, text, message) => {
+    const key = parseSigningKey(PETER_SKEY);
+    expect(() => signatureLine(text, key)).toThrow(
+      expect.objectContaining({ code: 'note_malformed', message }),
+    );
+    expect(() => signNote(text, [key])).toThrow(message);
+  });
+
+  it('refuses to sign a note with no key', () => {
+    expect(() => signNote(GO_TEXT, [])).toThrow(
+      expect.objectContaining({ code: 'note_malformed', message: 'a note needs at least one signature' }),
+    );
   });
 });
 
@@ -136,31 +229,74 @@ describe('note keys', () => {
     expect(openNote(note, [parseVerifierKey(formatVerifierKey(key))]).text).toBe('hello\n');
   });
 
-  it.each([
-    ['three fields', 'example.com/foo+530d903a'],
-    ['a key ID that does not match', 'example.com/foo+530d903b+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k'],
-    ['another name for the key', 'example.com/bar+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k'],
-    ['an uppercase key ID', 'example.com/foo+530D903A+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k'],
-    ['an unknown signature type', 'example.com/foo+530d903a+AukyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k'],
-    ['a short key', 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U'],
-    ['a key that is not base64', 'example.com/foo+530d903a+Aeky*Rrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k'],
-    ['an empty name', '+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k'],
-  ])('refuses a verifier key with %s', (_what, vkey) => {
-    expect(() => parseVerifierKey(vkey)).toThrow(expect.objectContaining({ code: 'key_malformed' }));
+  it('writes a key ID below 0x10000000 with its leading zero', () => {
+    const peter = parseSigningKey(PETER_SKEY);
+    // A name whose key ID with Peter's key starts with a zero nibble.
+    const name = 'zero.example/11';
+    const key = { ...peter, name, keyId: keyIdOf(name, SIGNATURE_TYPE.ed25519, peter.publicKey) };
+    expect(formatVerifierKey(key)).toBe(`${name}+09e9018b+${PETER_VKEY.split('+')[2]}`);
+    expect(parseSigningKey(formatSigningKey(key)).keyId).toBe(0x09e9018b);
   });
 
-  it('refuses private keys that are not PRIVATE+KEY files or whose ID does not match', () => {
-    expect(() => parseSigningKey(PETER_VKEY)).toThrow('private key does not start with PRIVATE+KEY+');
-    // A verifier key whose base64 holds '+' has as many '+'-separated fields as a private key.
-    const plusKey = `a.test/log+0123abcd+AQ${'+'.repeat(3)}${'A'.repeat(39)}=`;
-    expect(() => parseSigningKey(plusKey)).toThrow('private key does not start with PRIVATE+KEY+');
-    expect(() => parseSigningKey(`PRIVATE+KEY+${plusKey}`)).toThrow(
-      expect.objectContaining({ code: 'key_malformed' }),
-    );
-    expect(() => parseSigningKey(PETER_SKEY.replace('c74f20a3', 'c74f20a4'))).toThrow(/does not match/);
-    expect(() => generateSigningKey('has space')).toThrow(/valid key name/);
-    expect(() => generateSigningKey('has+plus')).toThrow(/valid key name/);
+  it('reads keys with whitespace around them, as read from a file or an environment variable', () => {
+    expect(parseVerifierKey(` ${SPEC_VKEY}\n`).keyId).toBe(0x530d903a);
+    expect(formatSigningKey(parseSigningKey(` ${PETER_SKEY}\n`))).toBe(PETER_SKEY);
   });
+
+  // A verifier key whose base64 holds '+' has as many '+'-separated fields as a private key.
+  const plusKey = `a.test/log+0123abcd+AQ${'+'.repeat(3)}${'A'.repeat(39)}=`;
+  const idMismatch = (id: string) => `ID ${id} does not match its name and key`;
+  const badId = (id: string) => `has an invalid key ID "${id}"`;
+  it.each([
+    ['of two fields', 'example.com/foo+530d903a', 'is not name+keyid+key'],
+    ['with another key ID', SPEC_VKEY.replace('530d903a', '530d903b'), idMismatch('530d903b')],
+    ['with another name for the key', SPEC_VKEY.replace('foo', 'bar'), idMismatch('530d903a')],
+    ['with an uppercase key ID', SPEC_VKEY.replace('530d903a', '530D903A'), badId('530D903A')],
+    ['with a zero before its key ID', SPEC_VKEY.replace('530d903a', '0530d903a'), badId('0530d903a')],
+    ['with a zero after its key ID', SPEC_VKEY.replace('530d903a', '530d903a0'), badId('530d903a0')],
+    ['of an unknown signature type', SPEC_VKEY.replace('+Ae', '+Au'), 'has unsupported signature type 2'],
+    ['with a short key', SPEC_VKEY.slice(0, -4), 'is not 32 bytes'],
+    ['that is not base64', SPEC_VKEY.replace('+Ae', '+A*'), 'is not base64'],
+    ['with junk before its base64', SPEC_VKEY.replace('+Ae', '+!Ae'), 'is not base64'],
+    ['with junk after its base64', `${SPEC_VKEY}!`, 'is not base64'],
+    ['with an empty name', SPEC_VKEY.replace('example.com/foo', ''), 'has an invalid key name ""'],
+    [
+      'whose name has a space',
+      SPEC_VKEY.replace('com/', 'com/ '),
+      'has an invalid key name "example.com/ foo"',
+    ],
+  ])('refuses a verifier key %s', (_what, vkey, message) => {
+    expect(() => parseVerifierKey(vkey)).toThrow(
+      expect.objectContaining({ code: 'key_malformed', message: `verifier key ${message}` }),
+    );
+  });
+
+  it.each([
+    ['that is a vkey', PETER_VKEY, 'does not start with PRIVATE+KEY+'],
+    ['that is a vkey of five fields', plusKey, 'does not start with PRIVATE+KEY+'],
+    ['made of a vkey', `PRIVATE+KEY+${plusKey}`, idMismatch('0123abcd')],
+    ['with another key ID', PETER_SKEY.replace('c74f20a3', 'c74f20a4'), idMismatch('c74f20a4')],
+    ['of four fields', 'PRIVATE+KEY+PeterNeumann+c74f20a3', 'is not PRIVATE+KEY+name+keyid+key'],
+    ['with an uppercase key ID', PETER_SKEY.replace('c74f20a3', 'C74F20A3'), badId('C74F20A3')],
+    ['with an empty name', PETER_SKEY.replace('PeterNeumann', ''), 'has an invalid key name ""'],
+    ['that is not base64', PETER_SKEY.replace('AYEK', 'AY*K'), 'is not base64'],
+  ])('refuses a private key %s', (_what, skey, message) => {
+    expect(() => parseSigningKey(skey)).toThrow(
+      expect.objectContaining({ code: 'key_malformed', message: `private key ${message}` }),
+    );
+  });
+
+  it.each(['', 'has space', 'has+plus', 'no\u00a0break', 'tab\there'])(
+    'refuses to generate a key named %j',
+    (name) => {
+      expect(() => generateSigningKey(name)).toThrow(
+        expect.objectContaining({
+          code: 'key_malformed',
+          message: `"${name}" is not a valid key name (no spaces or "+")`,
+        }),
+      );
+    },
+  );
 
   it('derives different key IDs for the same key as a signer and as a cosigner', () => {
     const key = generateSigningKey('witness.example/w1', SIGNATURE_TYPE.cosignatureV1);

@@ -40,8 +40,7 @@ export function signedMessage(type: number, text: string, timestamp?: number): B
 }
 
 function checkText(text: string): void {
-  if (text.length === 0 || !text.endsWith('\n'))
-    throw new NoteError('note_malformed', 'note text must end with a newline');
+  if (!text.endsWith('\n')) throw new NoteError('note_malformed', 'note text must end with a newline');
   if (hasControlCharacter(text)) throw new NoteError('note_malformed', 'note text holds a control character');
   if (text.includes('\uFFFD') || !isWellFormedUnicode(text))
     throw new NoteError('note_malformed', 'note is not valid UTF-8');
@@ -83,8 +82,8 @@ function parseSignatureLine(line: string): NoteSignature & { payload: Buffer } {
   const space = rest.lastIndexOf(' ');
   const name = rest.slice(0, Math.max(space, 0));
   const encoded = rest.slice(space + 1);
-  if (space <= 0 || !isValidKeyName(name))
-    throw new NoteError('note_malformed', `signature line has an invalid key name`);
+  // No space, or a space first, leaves the name empty, which is not a valid key name.
+  if (!isValidKeyName(name)) throw new NoteError('note_malformed', `signature line has an invalid key name`);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
     throw new NoteError('note_malformed', `signature of ${name} is not base64`);
   }

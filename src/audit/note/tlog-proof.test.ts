@@ -45,21 +45,47 @@ describe('C2SP tlog-proof', () => {
     expect(parseTlogProof(text)).toEqual(proof);
   });
 
+  const HASH1 = 'gSKyXoYZUgZ6jduWYrkDOARinOMGJveXjgMkBTcdPlQ=';
+  const notIndex = (line: string) => `"${line}" is not an index line`;
+  const withIndex = (line: string) => EXAMPLE.replace('index 73894', line);
   it.each([
-    ['another header', EXAMPLE.replace('tlog-proof@v1', 'tlog-proof@v2')],
-    ['no empty line', EXAMPLE.replace('\n\nexample.com', '\nexample.com')],
-    ['an index with a leading zero', EXAMPLE.replace('index 73894', 'index 073894')],
-    ['a negative index', EXAMPLE.replace('index 73894', 'index -1')],
-    ['an index beyond 2^53', EXAMPLE.replace('index 73894', 'index 9007199254740993')],
-    ['no index line', EXAMPLE.replace('index 73894\n', '')],
     [
-      'a hash of 31 bytes',
-      EXAMPLE.replace('gSKyXoYZUgZ6jduWYrkDOARinOMGJveXjgMkBTcdPlQ=', Buffer.alloc(31).toString('base64')),
+      'another header',
+      EXAMPLE.replace('tlog-proof@v1', 'tlog-proof@v2'),
+      'the first line must be c2sp.org/tlog-proof@v1',
     ],
-    ['a hash in base64url', EXAMPLE.replace('B95lDa8R83lS8n0eG+o0', 'B95lDa8R83lS8n0eG-o0')],
-    ['extra that is not base64', EXAMPLE.replace('extra YWdl', 'extra *Wdl')],
-    ['nothing after the empty line', `c2sp.org/tlog-proof@v1\nindex 1\n\n`],
-  ])('refuses a proof with %s', (_what, text) => {
-    expect(() => parseTlogProof(text)).toThrow(expect.objectContaining({ code: 'note_malformed' }));
+    ['an empty line first', `\n\n${EXAMPLE}`, 'the first line must be c2sp.org/tlog-proof@v1'],
+    ['no empty line', EXAMPLE.replaceAll('\n\n', '\n'), 'no empty line before the checkpoint'],
+    ['an index with a leading zero', withIndex('index 073894'), notIndex('index 073894')],
+    ['a negative index', withIndex('index -1'), notIndex('index -1')],
+    ['an index beyond 2^53', withIndex('index 9007199254740993'), notIndex('index 9007199254740993')],
+    ['junk before the index line', withIndex('xindex 73894'), notIndex('xindex 73894')],
+    ['no index line', EXAMPLE.replace('index 73894\n', ''), notIndex(HASH1)],
+    ['only the header', `c2sp.org/tlog-proof@v1\n\n${EXAMPLE.split('\n\n')[1]}`, notIndex('')],
+    [
+      'a first hash of 31 bytes',
+      EXAMPLE.replace(HASH1, Buffer.alloc(31).toString('base64')),
+      'proof hash 1 is not 32 bytes',
+    ],
+    [
+      'a second hash in base64url',
+      EXAMPLE.replace('B95lDa8R83lS8n0eG+o0', 'B95lDa8R83lS8n0eG-o0'),
+      'proof hash 2 is not canonical base64',
+    ],
+    [
+      'extra that is not base64',
+      EXAMPLE.replace('extra YWdl', 'extra *Wdl'),
+      'extra is not canonical base64',
+    ],
+    ['an empty extra', EXAMPLE.replace(/extra .*\n/, 'extra \n'), 'extra is not canonical base64'],
+    [
+      'nothing after the empty line',
+      `c2sp.org/tlog-proof@v1\nindex 1\n\n`,
+      'no checkpoint after the empty line',
+    ],
+  ])('refuses a proof with %s', (_what, text, message) => {
+    expect(() => parseTlogProof(text)).toThrow(
+      expect.objectContaining({ code: 'note_malformed', message: `tlog-proof: ${message}` }),
+    );
   });
 });

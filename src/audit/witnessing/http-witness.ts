@@ -1,6 +1,6 @@
 import type { TreeHash } from '../merkle/tree-hash.js';
 import type { NoteVerifierKey } from '../note/note-keys.js';
-import { openNote } from '../note/signed-note.js';
+import { type OpenedNote, openNote } from '../note/signed-note.js';
 import {
   type CheckpointWitness,
   type CosignRequest,
@@ -94,20 +94,22 @@ export class HttpWitness implements CheckpointWitness {
   /** The answer's lines that are valid cosignatures of the note by this witness's key. */
   private checkCosignature(note: string, answer: string): string {
     const lines = answer.split('\n').filter((line) => line !== '');
-    const valid = lines
-      .map((line) => `${line}\n`)
-      .filter((line) => {
-        try {
-          return openNote(`${note}${line}`, [this.settings.key]).verified.length === 1;
-          // Stryker disable next-line BlockStatement: the undefined an empty block returns filters the line out as false does
-        } catch {
-          return false;
-        }
-      });
+    const valid = lines.map((line) => `${line}\n`).filter((line) => this.cosigns(note, line));
     if (valid.length === 0 || valid.length !== lines.length) {
       throw this.failure('bad_cosignature', 'the answer is not a valid cosignature by the witness key');
     }
     return valid.join('');
+  }
+
+  /** Whether this signature line is a valid cosignature of the note by the witness's key. */
+  private cosigns(note: string, line: string): boolean {
+    let opened: OpenedNote;
+    try {
+      opened = openNote(`${note}${line}`, [this.settings.key]);
+    } catch {
+      return false;
+    }
+    return opened.verified.length === 1;
   }
 
   private failure(reason: WitnessFailureReason, message: string): WitnessFailure {
