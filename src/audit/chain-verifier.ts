@@ -85,7 +85,7 @@ export class ChainVerifier {
     if (unsealed !== undefined && hashEntry(unsealed) !== unsealed.hash) {
       return breakAt(entry, 'hash does not match the entry contents: the entry was altered');
     }
-    const checkpoint = this.checkpointsBySeq.size === 0 ? undefined : this.checkpointsBySeq.get(entry.seq);
+    const checkpoint = this.checkpointsBySeq.get(entry.seq);
     if (checkpoint) {
       this.checkpointsChecked += 1;
       if (checkpoint.hash !== entry.hash) {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../audit/chain.js';
-import { maskSensitive, type IndexSnapshot } from '../index/index.js';
+import { maskSensitive, type IndexSnapshot, type SensitiveFields } from '../index/index.js';
 import type { EngineDecision, Proposal } from '../model/index.js';
 
 /** What stands in the log for a sensitive value: `{"masked": "hmac-sha256:<hex>"}`. */
@@ -56,10 +56,13 @@ export class ParameterMasker {
    */
   scrubDecision(proposal: Proposal, decided: EngineDecision): EngineDecision {
     // Most capabilities mark nothing sensitive: then there is nothing to look for.
-    if (!this.sensitiveOf(proposal)) return decided;
+    const sensitive = this.sensitiveOf(proposal);
+    if (!sensitive) return decided;
     const { reason, evaluation, warnings } = decided;
     const text = JSON.stringify({ reason, evaluation, warnings });
-    const scrubbed = this.replaceSecrets(proposal, text, (secret) => JSON.stringify(secret).slice(1, -1));
+    const scrubbed = replaceSecrets(proposal, sensitive, text, (secret) =>
+      JSON.stringify(secret).slice(1, -1),
+    );
     return scrubbed === text
       ? decided
       : { ...decided, ...(JSON.parse(scrubbed) as Pick<EngineDecision, 'reason' | 'evaluation'>) };
@@ -67,25 +70,11 @@ export class ParameterMasker {
 
   /** A text about the proposal (a tool's result summary) with its sensitive values replaced. */
   scrubText(proposal: Proposal, text: string): string {
-    return this.replaceSecrets(proposal, text, (secret) => secret);
-  }
-
-  /** `text` with each sensitive value of the proposal, written as `written` says, replaced by [masked]. */
-  private replaceSecrets(proposal: Proposal, text: string, written: (secret: string) => string): string {
     const sensitive = this.sensitiveOf(proposal);
-    if (!sensitive) return text;
-    const secrets = new Set<string>();
-    maskSensitive(proposal.action.parameters, sensitive, (value) => {
-      collectScalars(value, secrets);
-      return value;
-    });
-    let result = text;
-    for (const secret of secrets)
-      if (secret.length >= MIN_SCRUBBED_CHARS) result = result.replaceAll(written(secret), '[masked]');
-    return result;
+    return sensitive ? replaceSecrets(proposal, sensitive, text, (secret) => secret) : text;
   }
 
-  private sensitiveOf(proposal: Proposal) {
+  private sensitiveOf(proposal: Proposal): SensitiveFields | undefined {
     return this.index.current().capability(proposal.action.capability)?.sensitive;
   }
 
@@ -110,6 +99,24 @@ export class ParameterMasker {
   private hmac(text: string): string {
     return createHmac('sha256', this.key).update(text, 'utf8').digest('hex');
   }
+}
+
+/** `text` with each sensitive value of the proposal, written as `written` says, replaced by [masked]. */
+function replaceSecrets(
+  proposal: Proposal,
+  sensitive: SensitiveFields,
+  text: string,
+  written: (secret: string) => string,
+): string {
+  const secrets = new Set<string>();
+  maskSensitive(proposal.action.parameters, sensitive, (value) => {
+    collectScalars(value, secrets);
+    return value;
+  });
+  let result = text;
+  for (const secret of secrets)
+    if (secret.length >= MIN_SCRUBBED_CHARS) result = result.replaceAll(written(secret), '[masked]');
+  return result;
 }
 
 /** Every string and number inside a value, as text. */
