@@ -1,6 +1,5 @@
 import type { AuditEntry } from './audit-log.js';
-import { leafInput } from './chain.js';
-import { leafHash } from './merkle/tree-hash.js';
+import { entryLeafHash } from './chain.js';
 import { ProofError, verifyInclusion } from './merkle/verify-inclusion.js';
 import { type CheckpointBody, parseCheckpoint } from './note/checkpoint-note.js';
 import { type NoteVerifierKey, sameKey } from './note/note-keys.js';
@@ -52,7 +51,7 @@ export function verifyEntryProof(check: EntryProofCheck): EntryProofResult {
   verifyInclusion(
     leafIndex,
     checkpoint.size,
-    leafHash(leafInput(check.entry)),
+    entryLeafHash(check.entry),
     [...check.proof.hashes],
     checkpoint.root,
   );

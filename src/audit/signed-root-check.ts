@@ -1,7 +1,6 @@
-import { leafInput } from './chain.js';
+import { entryLeafHash } from './chain.js';
 import { parseEntryLine } from './entry-shape.js';
 import { appendLeaf, EMPTY_FRONTIER, frontierRoot, type TreeFrontier } from './merkle/tree-frontier.js';
-import { leafHash } from './merkle/tree-hash.js';
 import { type CheckpointBody, parseCheckpoint } from './note/checkpoint-note.js';
 import type { NoteVerifierKey } from './note/note-keys.js';
 import { openNote } from './note/signed-note.js';
@@ -48,7 +47,7 @@ export class SignedRootChecker {
       this.stopped = true;
       return;
     }
-    this.frontier = appendLeaf(this.frontier, leafHash(leafInput(parsed.entry))).frontier;
+    this.frontier = appendLeaf(this.frontier, entryLeafHash(parsed.entry)).frontier;
     while (this.pending[0]?.size === this.frontier.size) {
       const checkpoint = this.pending.shift()!;
       if (!frontierRoot(this.frontier).equals(checkpoint.root)) {

@@ -15,8 +15,7 @@ import type {
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
-import { assertCanonicalisable, GENESIS_HASH, leafInputBytes, sealEntry, storedBytes } from '../chain.js';
-import { leafHash } from '../merkle/tree-hash.js';
+import { assertCanonicalisable, GENESIS_HASH, sealForStorage, type SealedEntry } from '../chain.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
@@ -406,12 +405,13 @@ export class FileAuditLog implements AuditLog {
   /** One write and one fsync for the whole batch; on failure nothing of it remains. */
   private async writeBatch(events: AuditEventInput[]): Promise<AuditEntry[]> {
     let previous: { seq: number; hash: string } | null = this.last ?? null;
-    const entries = events.map((event) => {
-      const entry = sealEntry({ id: this.newId(), ...event }, previous);
-      previous = entry;
-      return entry;
+    const sealed = events.map((event) => {
+      const next = sealForStorage({ id: this.newId(), ...event }, previous);
+      previous = next.entry;
+      return next;
     });
-    const stored = entries.map(storedBytes);
+    const entries = sealed.map((s) => s.entry);
+    const stored = sealed.map((s) => s.stored);
     const data = jsonLines(stored);
     const treeBefore = this.treeFile.size;
     try {
@@ -419,7 +419,7 @@ export class FileAuditLog implements AuditLog {
       // The two files are written side by side; a failure undoes both. Only the log is
       // synced here: the tree is synced before each checkpoint, and what it held past the
       // last one is hashed again from the log at the next start (tree-catch-up.ts).
-      await Promise.all([this.file.write(data, this.length), this.appendToTree(entries)]);
+      await Promise.all([this.file.write(data, this.length), this.appendToTree(sealed)]);
       await this.file.sync();
     } catch (err) {
       await this.rollback(treeBefore);
@@ -430,9 +430,9 @@ export class FileAuditLog implements AuditLog {
   }
 
   /** Leaf index = seq - 1: a tree that lost step with the log (a gap at open) is left as it is. */
-  private async appendToTree(entries: AuditEntry[]): Promise<void> {
-    if (this.withoutTree || this.treeFile.size !== entries[0]!.seq - 1) return;
-    await this.treeFile.append(entries.map((entry) => leafHash(leafInputBytes(entry))));
+  private async appendToTree(sealed: SealedEntry[]): Promise<void> {
+    if (this.withoutTree || this.treeFile.size !== sealed[0]!.entry.seq - 1) return;
+    await this.treeFile.append(sealed.map((s) => s.leaf));
   }
 
   /** `stored`: each entry's bytes as written, without its newline. */

@@ -1,6 +1,5 @@
 import type { AuditLogger } from '../audit-logger.js';
-import { leafInput } from '../chain.js';
-import { leafHash } from '../merkle/tree-hash.js';
+import { entryLeafHash } from '../chain.js';
 import type { EntryIndex } from './entry-index.js';
 import { readEntries } from './entry-reader.js';
 import type { LogFile } from './log-file.js';
@@ -43,7 +42,7 @@ export async function catchUpTree(options: {
     const missing = positions.indexOf(undefined);
     const present = (missing < 0 ? positions : positions.slice(0, missing)) as number[];
     const entries = await readEntries(file, index, present);
-    await tree.append(entries.map((entry) => leafHash(leafInput(entry))));
+    await tree.append(entries.map(entryLeafHash));
     if (missing >= 0) {
       logger.error(
         { seq: seqs[missing] },

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { assertCanonicalisable, leafInputBytes, sealEntry } from '../chain.js';
+import { assertCanonicalisable, sealForStorage, type SealedEntry } from '../chain.js';
 import type { TreeFrontier } from '../merkle/tree-frontier.js';
-import { leafHash } from '../merkle/tree-hash.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
-import { decodeEntryOrThrow, encodeEntry, entryField, indexKeysOf } from './entry-codec.js';
+import { decodeEntryOrThrow, entryField, indexKeysOf } from './entry-codec.js';
 import { AuditAppendInDoubtError } from './errors.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
@@ -72,7 +71,7 @@ interface Batch {
 /** One attempt of a batch whose reply is outstanding. */
 interface Flight {
   batch: Batch;
-  sealed: AuditEntry[];
+  entries: AuditEntry[];
   /** The head once the batch is stored: where the next batch is sealed. */
   head: ChainHead;
   /** The tree's frontier once the batch is stored, when the writer knows it. */
@@ -257,10 +256,11 @@ export class ChainAppender {
         ? growTree(
             this.keys,
             frontier,
-            sealed.map((entry) => leafHash(leafInputBytes(entry))),
+            sealed.map((s) => s.leaf),
           )
         : undefined;
-    const flight: Flight = { batch, sealed, head: headOf(sealed), frontier: growth?.frontier };
+    const entries = sealed.map((s) => s.entry);
+    const flight: Flight = { batch, entries, head: headOf(entries), frontier: growth?.frontier };
     const call = APPEND.run(this.redis, ...this.appendArguments(batch, sealed, base, growth));
     this.inFlight.push(flight);
     void this.complete(flight, call);
@@ -330,8 +330,8 @@ export class ChainAppender {
 
   /** The stored entries, or undefined when the batch lost the race and waits in `retry`. */
   private async outcome(flight: Flight, call: Promise<unknown>): Promise<AuditEntry[] | undefined> {
-    const { batch, sealed } = flight;
-    const doubt = { batchId: batch.id, firstId: (sealed[0] as AuditEntry).id, count: sealed.length };
+    const { batch, entries } = flight;
+    const doubt = { batchId: batch.id, firstId: (entries[0] as AuditEntry).id, count: entries.length };
     let reply: string[];
     try {
       reply = (await withTimeout(call, batch.deadline - Date.now(), 'audit append script')) as string[];
@@ -349,7 +349,7 @@ export class ChainAppender {
       this.afterTreeGrew(flight, Number(second));
       this.waitingSinceMs = undefined;
       await this.waitForReplicas(batch.deadline);
-      return sealed;
+      return entries;
     }
     this.stalled = true;
     if (status === 'landed') return this.readBack(Number(first), doubt);
@@ -407,7 +407,7 @@ export class ChainAppender {
 
   private appendArguments(
     batch: Batch,
-    sealed: AuditEntry[],
+    sealed: SealedEntry[],
     base: ChainHead,
     growth: TreeGrowth | undefined,
   ): [string[], (string | number | Buffer)[]] {
@@ -430,9 +430,9 @@ export class ChainAppender {
     const times: number[] = [];
     // Each distinct index key once, with the batch positions (1-based) of its entries.
     const positions = new Map<string, string>();
-    sealed.forEach((entry, i) => {
+    sealed.forEach(({ entry, stored }, i) => {
       ids.push(entry.id);
-      jsons.push(encodeEntry(entry));
+      jsons.push(stored);
       times.push(Date.parse(entry.timestamp));
       for (const key of indexKeysOf(this.keys, entry)) {
         const before = positions.get(key);
@@ -447,7 +447,7 @@ export class ChainAppender {
       batch.losses,
       this.writerId,
       sealed.length,
-      sealed.at(-1)?.hash ?? '',
+      sealed.at(-1)?.entry.hash ?? '',
       this.waitingSinceMs === undefined ? '' : Math.floor(this.waitingSinceMs),
       growth?.records ?? '',
       growth?.firstPosition ?? 0,
@@ -535,12 +535,12 @@ export class ChainAppender {
   }
 }
 
-function sealBatch(contents: EntryContent[], head: ChainHead): AuditEntry[] {
+function sealBatch(contents: EntryContent[], head: ChainHead): SealedEntry[] {
   let previous = head;
   return contents.map((content) => {
-    const entry = sealEntry(content, previous);
-    previous = entry;
-    return entry;
+    const sealed = sealForStorage(content, previous);
+    previous = sealed.entry;
+    return sealed;
   });
 }
 

@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AuditEntry, ChainHead } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
-import { hashEntry, leafInput } from '../chain.js';
-import { leafHash } from '../merkle/tree-hash.js';
+import { hashEntry, entryLeafHash } from '../chain.js';
 import { TREE_CATCH_UP_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
@@ -48,11 +47,7 @@ export async function catchUpRedisTree(
     const previous = leafBefore(read, tree, anchorText);
     const sound = read.slice(0, soundEntries(read, tree, previous));
     if (sound.length > 0) {
-      const growth = growTree(
-        keys,
-        frontier,
-        sound.map((entry) => leafHash(leafInput(entry))),
-      );
+      const growth = growTree(keys, frontier, sound.map(entryLeafHash));
       await CATCH_UP.run(
         redis,
         [keys.head, growth.firstKey, growth.lastKey],

@@ -1,0 +1,168 @@
+import canonicalizeModule from 'canonicalize';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { withCanonicalBytes, withCanonicalBytesAndPlace, type MemberPlace } from './canonical-writer.js';
+import {
+  canonicalJson,
+  entryLeafHash,
+  GENESIS_HASH,
+  sealEntry,
+  sealForStorage,
+  storedText,
+} from './chain.js';
+import { leafHash } from './merkle/tree-hash.js';
+
+// The reference implementation of RFC 8785.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+const bytesOf = (value: unknown) => withCanonicalBytes(value, (bytes) => Buffer.from(bytes));
+
+/** `member` spliced in at `place` as sealing does it. */
+function insert(bytes: Buffer, place: MemberPlace, member: string): string {
+  const text = `${place.afterMember ? ',' : ''}${member}${!place.afterMember && place.beforeMember ? ',' : ''}`;
+  return Buffer.concat([
+    bytes.subarray(0, place.offset),
+    Buffer.from(text),
+    bytes.subarray(place.offset),
+  ]).toString();
+}
+
+describe('canonical writer', () => {
+  it('writes the bytes of the canonicalize package for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => {
+        expect(bytesOf(value).toString('utf8')).toBe(canonicalize(value));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('writes strings of any characters, short and long, as JSON.stringify does', () => {
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({
+        unit: fc.constantFrom('a', 'é', '€', '𝄞', '\u0000', '"', '\\', '\ud800', '\udc00', '\u007f'),
+        maxLength: 80,
+      }),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(bytesOf(text).toString('utf8')).toBe(JSON.stringify(text));
+        expect(bytesOf({ [text]: text }).toString('utf8')).toBe(canonicalize({ [text]: text }));
+      }),
+      { numRuns: 3_000 },
+    );
+    // At the 32-character bound of the byte-by-byte path, a non-ASCII last character.
+    for (const length of [31, 32, 33]) {
+      const text = `${'a'.repeat(length - 1)}é`;
+      expect(bytesOf(text).toString('utf8')).toBe(JSON.stringify(text));
+    }
+  });
+
+  it('grows past its buffer for large values and keeps working for small ones after', () => {
+    const large = { b: 'é'.repeat(200_000), a: ['x'.repeat(70_000), { z: 1, y: '€'.repeat(50_000) }] };
+    expect(bytesOf(large).toString('utf8')).toBe(canonicalize(large));
+    expect(bytesOf({ b: 1, a: 'é' }).toString('utf8')).toBe('{"a":"é","b":1}');
+    // 64 Ki multi-byte characters: three times as many bytes as characters.
+    const wide = '€'.repeat(65_536);
+    expect(bytesOf(wide).toString('utf8')).toBe(JSON.stringify(wide));
+  });
+
+  it('leaves out what JSON leaves out, writes toJSON results, and refuses what it cannot hold', () => {
+    const value = {
+      u: undefined,
+      f: () => 1,
+      d: new Date(0),
+      list: [undefined, () => 1, Symbol('s')],
+      n: -0,
+    };
+    expect(bytesOf(value).toString()).toBe('{"d":"1970-01-01T00:00:00.000Z","list":[null,null,null],"n":0}');
+    expect(() => bytesOf(undefined)).toThrow(TypeError);
+    expect(() => bytesOf({ a: Number.NaN })).toThrow('NaN is not allowed in canonical JSON');
+    expect(() => bytesOf([Infinity])).toThrow('Infinity is not allowed in canonical JSON');
+    expect(() => bytesOf({ a: 1n })).toThrow('BigInt is not allowed in canonical JSON');
+  });
+
+  it('writes disordered objects nested deep once each (a wrong order is found before writing)', () => {
+    let nested: Record<string, unknown> = { z: 1, a: 2 };
+    for (let i = 0; i < 60; i++) nested = { z: nested, a: i };
+    expect(bytesOf(nested).toString()).toBe(canonicalize(nested));
+  });
+
+  it('skips inherited members and keeps own ones named __proto__', () => {
+    const inherited = Object.create({ inheritedKey: 1 }) as Record<string, unknown>;
+    inherited.own = 2;
+    expect(bytesOf(inherited).toString()).toBe('{"own":2}');
+    const hostile: unknown = JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}');
+    expect(bytesOf(hostile).toString()).toBe('{"__proto__":{"a":1,"b":2},"z":1}');
+  });
+
+  it('gives a call made while its bytes are in use a buffer of its own', () => {
+    const outer = withCanonicalBytes({ outer: 'x'.repeat(100) }, (bytes) => {
+      const inner = withCanonicalBytes({ inner: 1 }, (innerBytes) => innerBytes.toString());
+      return `${bytes.toString()}|${inner}`;
+    });
+    expect(outer).toBe(`{"outer":"${'x'.repeat(100)}"}|{"inner":1}`);
+    // And the shared buffer is free again afterwards.
+    expect(bytesOf({ again: true }).toString()).toBe('{"again":true}');
+  });
+
+  it('tells where a member of a given name goes, for any object and name', () => {
+    const objects = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 8 });
+    fc.assert(
+      fc.property(objects, fc.string({ maxLength: 6 }), fc.boolean(), (object, key, leaveOut) => {
+        fc.pre(!Object.hasOwn(object, key));
+        // A left-out member right after the place must not count as one written there.
+        const withHole: Record<string, unknown> = leaveOut
+          ? { ...object, [`${key}\u0000`]: undefined }
+          : object;
+        const text = withCanonicalBytesAndPlace(withHole, key, (bytes, place) =>
+          insert(bytes, place, `${JSON.stringify(key)}:"v"`),
+        );
+        expect(text).toBe(canonicalize({ ...object, [key]: 'v' }));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('sealing with the writer', () => {
+  const contents = fc.record({
+    actor_id: fc.oneof(fc.string(), fc.constant(null)),
+    capability: fc.oneof(fc.string(), fc.constant(null)),
+    data: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+    decision_id: fc.oneof(fc.uuid(), fc.constant(null)),
+    event_type: fc.constantFrom('governance.decision', 'governance.review', 'policy.created' as const),
+    id: fc.uuid(),
+    outcome: fc.constantFrom(null, 'ALLOW', 'DENY'),
+    policies_evaluated: fc.array(fc.string(), { maxLength: 3 }),
+    policy_matched: fc.oneof(fc.string(), fc.constant(null)),
+    risk_score: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)),
+    timestamp: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+  });
+
+  it('stores the canonical JSON of the sealed entry and leaf-hashes what its hash covers', () => {
+    fc.assert(
+      fc.property(contents, fc.integer({ min: 0, max: 2 ** 40 }), (content, seq) => {
+        const previous = seq === 0 ? null : { seq, hash: `sha256:${'ab'.repeat(32)}` };
+        const sealed = sealForStorage(content, previous);
+        expect(sealed.entry).toEqual(sealEntry(content, previous));
+        expect(sealed.entry.previous_hash).toBe(previous?.hash ?? GENESIS_HASH);
+        expect(sealed.stored.toString('utf8')).toBe(canonicalize(sealed.entry));
+        expect(sealed.stored.toString('utf8')).toBe(storedText(sealed.entry));
+        const { hash: _hash, ...unsealed } = sealed.entry;
+        expect(sealed.leaf.equals(leafHash(Buffer.from(canonicalize(unsealed)!)))).toBe(true);
+        expect(sealed.leaf.equals(entryLeafHash(sealed.entry))).toBe(true);
+        expect(canonicalJson(unsealed)).toBe(canonicalize(unsealed));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('seals content with other members than an entry has, members after `hash` or none', () => {
+    for (const content of [{ zz: 1 }, { aa: 1 }, { hash0: 'x', h: [1] }, {}]) {
+      const sealed = sealForStorage(content as never, null);
+      expect(sealed.stored.toString('utf8')).toBe(canonicalize(sealed.entry));
+    }
+  });
+});
