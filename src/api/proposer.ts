@@ -26,10 +26,10 @@ export function makeProposer(deps: Pick<ApiDependencies, 'decisions' | 'metrics'
     const decision = await deps.decisions.propose(proposal, principal.name);
     deps.metrics.decisionSeconds.observe((performance.now() - started) / 1000);
     const registered = deps.index.current().capability(proposal.action.capability) !== undefined;
-    deps.metrics.decisions.inc({
-      outcome: decision.outcome,
-      capability: registered ? proposal.action.capability : 'unregistered',
-    });
+    deps.metrics.decisions.count([
+      decision.outcome,
+      registered ? proposal.action.capability : 'unregistered',
+    ]);
     return decision;
   };
 }

@@ -36,7 +36,7 @@ export interface AnsweredRequest {
 
 /** The access log line and the request counter of one answered request. */
 export function recordRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest): void {
-  metrics.httpRequests.inc({ method: answered.method, route: answered.route, status: answered.status });
+  metrics.httpRequests.count([answered.method, answered.route, answered.status]);
   const durationMs = performance.now() - answered.startedMs;
   log.info(
     {

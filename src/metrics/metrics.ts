@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Tally } from './tally.js';
 
 /** What the Kubernetes controller lets metrics read at scrape time. */
 export interface ControllerObservations {
@@ -16,11 +17,14 @@ export class Metrics {
   private controller: ControllerObservations | undefined;
   /** Restarts already counted per kind, so the counter only ever adds the difference. */
   private readonly restartsSeen = new Map<string, number>();
-  readonly decisions = new Counter({
+  /** Decisions by outcome and capability, counted per request (see Tally). */
+  readonly decisions = new Tally(['outcome', 'capability'] as const);
+  private readonly decisionsCounter: Counter<'outcome' | 'capability'> = new Counter({
     name: 'arbiter_decisions_total',
     help: 'Governance decisions by outcome and capability',
     labelNames: ['outcome', 'capability'] as const,
     registers: [this.registry],
+    collect: (): void => this.decisions.publishTo(this.decisionsCounter),
   });
   readonly decisionSeconds = new Histogram({
     name: 'arbiter_decision_duration_seconds',
@@ -134,11 +138,14 @@ export class Metrics {
       this.leader.set(this.controller === undefined || this.controller.isLeader() ? 1 : 0);
     },
   });
-  readonly httpRequests = new Counter({
+  /** HTTP requests by method, route and status code, counted per request (see Tally). */
+  readonly httpRequests = new Tally(['method', 'route', 'status'] as const);
+  private readonly httpRequestsCounter: Counter<'method' | 'route' | 'status'> = new Counter({
     name: 'arbiter_http_requests_total',
     help: 'HTTP requests by method, route and status code',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
+    collect: (): void => this.httpRequests.publishTo(this.httpRequestsCounter),
   });
 
   readonly policyShadow = new Counter({
