@@ -30,6 +30,8 @@ export interface ChainAppenderSettings {
   logger: AuditLogger;
   /** Called with each stored batch, in chain order. */
   onStored: (entries: readonly AuditEntry[]) => void;
+  /** Called with each batch as it is sent, sealed on the head it expects. */
+  onSealed?: (sealed: readonly SealedEntry[]) => void;
   /** A batch was stored while the Merkle tree lags the chain: the tree needs a catch-up. */
   onTreeBehind?: () => void;
   /**
@@ -259,6 +261,7 @@ export class ChainAppender {
             sealed.map((s) => s.leaf),
           )
         : undefined;
+    this.settings.onSealed?.(sealed);
     const entries = sealed.map((s) => s.entry);
     const flight: Flight = { batch, entries, head: headOf(entries), frontier: growth?.frontier };
     const call = APPEND.run(this.redis, ...this.appendArguments(batch, sealed, base, growth));

@@ -178,6 +178,7 @@ export class RedisAuditLog implements AuditLog {
         const last = entries[entries.length - 1];
         if (last) this.checkpointer?.offer(this.checkpointOf(last));
       },
+      onSealed: (sealed) => this.tail.expect(sealed),
       onTreeBehind: () => void this.catchUpTree(),
       onRollback: ({ known, found }) =>
         this.rolledBack(known.seq, found, 'the head went back under this replica'),

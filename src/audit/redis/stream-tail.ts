@@ -1,12 +1,16 @@
 import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../audit-log.js';
-import { decodeEntry, entryField } from './entry-codec.js';
+import type { SealedEntry } from '../chain.js';
+import { decodeEntry, ENTRY_FIELD } from './entry-codec.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { sleep, withTimeout } from './timeout.js';
 
 const BLOCK_MS = 1000;
 const RETRY_DELAY_MS = 1000;
 const STOP_WAIT_MS = 2000;
+/** Sealed entries kept for the feed at most: far more than one replica has in flight. */
+const MAX_EXPECTED = 10_000;
+const ENTRY_FIELD_BYTES = Buffer.from(ENTRY_FIELD);
 
 /**
  * Live feed of the stream for subscribers: entries appended by any replica, in chain
@@ -16,6 +20,13 @@ export class StreamTail {
   private readonly listeners = new Set<(entry: AuditEntry) => void>();
   private connection: Redis | undefined;
   private loop: Promise<void> | undefined;
+  /**
+   * Entries this replica is storing, by the seq they were sealed for. When the feed reads
+   * the very same bytes at that seq, it hands on this entry instead of parsing them again
+   * (3 KB of garbage per entry); anything else at that seq (a lost race, a failover) is
+   * parsed as any other replica's entry.
+   */
+  private readonly expected = new Map<number, SealedEntry>();
 
   /**
    * @param streamEnd the stream's last id, asked on the connection that appends: Redis
@@ -38,9 +49,21 @@ export class StreamTail {
     };
   }
 
+  /** Entries about to be sent: see `expected`. Only while someone listens, as only reading clears them. */
+  expect(sealed: readonly SealedEntry[]): void {
+    if (!this.connection) return;
+    for (const one of sealed) this.expected.set(one.entry.seq, one);
+    // Oldest first in a Map's order: those the feed would have read long ago.
+    for (const seq of this.expected.keys()) {
+      if (this.expected.size <= MAX_EXPECTED) break;
+      this.expected.delete(seq);
+    }
+  }
+
   async stop(): Promise<void> {
     const connection = this.connection;
     this.connection = undefined;
+    this.expected.clear();
     connection?.disconnect();
     // A read queued while Redis is away may never be answered once its connection is
     // closed: the loop then ends whenever it is, and stopping does not wait for it.
@@ -74,14 +97,22 @@ export class StreamTail {
   private async readOnce(connection: Redis, lastId: string | undefined): Promise<string> {
     // An explicit id, not '$': entries appended between two XREADs must not be skipped.
     const from = lastId ?? (await lastStreamId(connection, this.stream));
-    const reply = await connection.xread('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, from);
+    // As bytes: an entry this replica stored is compared, not decoded.
+    const reply = await connection.xreadBuffer('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, from);
     const items = reply?.[0]?.[1] ?? [];
-    for (const [, fields] of items) this.emit(entryField(fields));
-    return items[items.length - 1]?.[0] ?? from;
+    for (const [id, fields] of items) this.emit(seqOf(id), bufferField(fields));
+    const last = items[items.length - 1]?.[0];
+    if (last === undefined) return from;
+    const lastSeq = seqOf(last);
+    for (const seq of this.expected.keys()) if (seq <= lastSeq) this.expected.delete(seq);
+    return last.toString('latin1');
   }
 
-  private emit(json: string | undefined): void {
-    const entry = json === undefined ? undefined : decodeEntry(json);
+  private emit(seq: number, stored: Buffer | undefined): void {
+    const mine = this.expected.get(seq);
+    let entry: AuditEntry | { invalid: string } | undefined;
+    if (mine !== undefined && stored !== undefined && stored.equals(mine.stored)) entry = mine.entry;
+    else entry = stored === undefined ? undefined : decodeEntry(stored.toString('utf8'));
     if (!entry || 'invalid' in entry) return;
     for (const listener of this.listeners) {
       try {
@@ -91,6 +122,19 @@ export class StreamTail {
       }
     }
   }
+}
+
+/** The seq of a stream id `<seq>-0`. */
+function seqOf(id: Buffer): number {
+  return Number.parseInt(id.toString('latin1'), 10);
+}
+
+/** The `entry` field of an XREAD item's flat [field, value, ...] list, as bytes. */
+function bufferField(fields: readonly Buffer[]): Buffer | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i]!.equals(ENTRY_FIELD_BYTES)) return fields[i + 1];
+  }
+  return undefined;
 }
 
 export async function lastStreamId(connection: Redis, stream: string): Promise<string> {
