@@ -22,9 +22,12 @@ export const LEASE_AFTER_LOSSES = 3;
  *       '' if it is not waiting), 9 the tree records the batch completes ('' if the writer
  *       does not know the tree's frontier), 10 the position of the first of them, 11 the
  *       tree's frontier after the batch (base64 of its hashes, '' with no records),
- *       then n entry ids, n entry JSONs, n timestamps in ms,
- *       then for each equality index key (KEYS[8..], same order) the positions in the
+ *       12 the n entry ids, space-separated, 13 the n stored entries, one after the other,
+ *       14 their lengths in bytes, space-separated, 15 their timestamps in ms, space-separated,
+ *       then for each equality index key (KEYS[10..], same order) the positions in the
  *       batch (1..n, space-separated) of the entries it indexes.
+ *       (Four arguments for the entries, not three per entry: the client frames every
+ *       argument on its own, about 2 KB of garbage per entry.)
  * Reply: {'ok', last seq, leaves in the tree}
  *        | {'conflict', head seq, head hash, 'lease' or '', leaves in the tree, frontier}
  *        | {'busy', head seq, head hash, ms to wait, leaves in the tree, frontier}
@@ -58,9 +61,20 @@ export const LEASE_AFTER_LOSSES = 3;
 export const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return {'cancelled'} end
 local n = tonumber(ARGV[6])
-local ID, JSON, TIME, POS = 11, 11 + n, 11 + 2 * n, 3 * n + 2
+local POS = 6
+local ids, jsons, times = {}, {}, {}
+for id in string.gmatch(ARGV[12], '%S+') do ids[#ids + 1] = id end
+local at = 1
+for length in string.gmatch(ARGV[14], '%d+') do
+  jsons[#jsons + 1] = string.sub(ARGV[13], at, at + tonumber(length) - 1)
+  at = at + tonumber(length)
+end
+for t in string.gmatch(ARGV[15], '%S+') do times[#times + 1] = t end
+if #ids ~= n or #jsons ~= n or #times ~= n or at ~= #ARGV[13] + 1 then
+  return redis.error_reply('malformed audit batch')
+end
 if n > 0 then
-  local landed = redis.call('HGET', KEYS[3], ARGV[ID + 1])
+  local landed = redis.call('HGET', KEYS[3], ids[1])
   if landed then return {'landed', landed} end
 end
 local head = redis.call('HMGET', KEYS[1], 'seq', 'hash', 'lease', 'lease_until', 'next', 'next_until', 'next_since', 'tree', 'frontier')
@@ -114,16 +128,16 @@ local function push(list, a, b)
   list[#list + 1] = b
 end
 
-local seqs, ids, times = {}, {}, {}
+local seqs, idSeqs, timeSeqs = {}, {}, {}
 for i = 1, n do
   local s = string.format('%d', seq + i)
   seqs[i] = s
-  redis.call('XADD', KEYS[2], s .. '-0', 'entry', ARGV[JSON + i])
-  ids[2 * i - 1], ids[2 * i] = ARGV[ID + i], s
-  times[2 * i - 1], times[2 * i] = ARGV[TIME + i], s
+  redis.call('XADD', KEYS[2], s .. '-0', 'entry', jsons[i])
+  idSeqs[2 * i - 1], idSeqs[2 * i] = ids[i], s
+  timeSeqs[2 * i - 1], timeSeqs[2 * i] = times[i], s
 end
-each('HSET', KEYS[3], ids)
-each('ZADD', KEYS[4], times)
+each('HSET', KEYS[3], idSeqs)
+each('ZADD', KEYS[4], timeSeqs)
 
 -- Time records that bound a time range in seq order (see query-script.ts): the batch's
 -- entries newer than everything before them, and those older than everything after them
@@ -132,18 +146,18 @@ local top = redis.call('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
 local tmax = top[2] and tonumber(top[2]) or nil
 local floor, ceiling = {}, {}
 for i = 1, n do
-  local t = tonumber(ARGV[TIME + i])
+  local t = tonumber(times[i])
   if not tmax or t > tmax then
-    push(floor, ARGV[TIME + i], seqs[i])
+    push(floor, times[i], seqs[i])
     tmax = t
   end
 end
 local tmin, tminArg
 for i = n, 1, -1 do
-  local t = tonumber(ARGV[TIME + i])
+  local t = tonumber(times[i])
   if not tmin or t < tmin then
-    push(ceiling, ARGV[TIME + i], seqs[i])
-    tmin, tminArg = t, ARGV[TIME + i]
+    push(ceiling, times[i], seqs[i])
+    tmin, tminArg = t, times[i]
   end
 end
 if #floor > 0 then each('ZADD', KEYS[6], floor) end
@@ -170,7 +184,7 @@ if ARGV[9] ~= '' and tree == seq then
   frontier = ARGV[11]
 end
 
-redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ARGV[ID + n], 'tree', string.format('%d', tree), 'frontier', frontier)
+redis.call('HSET', KEYS[1], 'seq', seqs[n], 'hash', ARGV[7], 'id', ids[n], 'tree', string.format('%d', tree), 'frontier', frontier)
 return {'ok', seqs[n], string.format('%d', tree)}
 `;
 

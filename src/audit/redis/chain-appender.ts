@@ -426,23 +426,10 @@ export class ChainAppender {
       treeKey,
       growth?.lastKey ?? treeKey,
     ];
+    const entries = this.entryArguments(sealed);
+    keys.push(...entries.indexKeys);
     // The deadline travels in Redis's clock so the script can compare it with TIME.
     const redisDeadline = Math.floor(batch.deadline + this.clockOffsetMs);
-    const ids: string[] = [];
-    const jsons: Buffer[] = [];
-    const times: number[] = [];
-    // Each distinct index key once, with the batch positions (1-based) of its entries.
-    const positions = new Map<string, string>();
-    sealed.forEach(({ entry, stored }, i) => {
-      ids.push(entry.id);
-      jsons.push(stored);
-      times.push(Date.parse(entry.timestamp));
-      for (const key of indexKeysOf(this.keys, entry)) {
-        const before = positions.get(key);
-        positions.set(key, before === undefined ? String(i + 1) : `${before} ${i + 1}`);
-      }
-    });
-    keys.push(...positions.keys());
     const args = [
       base.seq,
       base.hash,
@@ -455,12 +442,36 @@ export class ChainAppender {
       growth?.records ?? '',
       growth?.firstPosition ?? 0,
       growth ? encodeFrontier(growth.frontier) : '',
-      ...ids,
-      ...jsons,
-      ...times,
-      ...positions.values(),
+      ...entries.args,
     ];
     return [keys, args];
+  }
+
+  /**
+   * The batch's entries as the append script takes them: ids, stored forms, their lengths
+   * and timestamps as four arguments, then each distinct index key's batch positions.
+   */
+  private entryArguments(sealed: readonly SealedEntry[]): { indexKeys: string[]; args: (string | Buffer)[] } {
+    const ids: string[] = [];
+    const stored: Buffer[] = [];
+    const lengths: number[] = [];
+    const times: number[] = [];
+    // Each distinct index key once, with the batch positions (1-based) of its entries.
+    const positions = new Map<string, string>();
+    sealed.forEach((one, i) => {
+      ids.push(one.entry.id);
+      stored.push(one.stored);
+      lengths.push(one.stored.length);
+      times.push(Date.parse(one.entry.timestamp));
+      for (const key of indexKeysOf(this.keys, one.entry)) {
+        const before = positions.get(key);
+        positions.set(key, before === undefined ? String(i + 1) : `${before} ${i + 1}`);
+      }
+    });
+    return {
+      indexKeys: [...positions.keys()],
+      args: [ids.join(' '), Buffer.concat(stored), lengths.join(' '), times.join(' '), ...positions.values()],
+    };
   }
 
   /** After a lost reply: the batch is either found stored (success) or tombstoned (a clean rejection). */

@@ -8,6 +8,9 @@ export const TREE_CHUNK_RECORDS = 65536;
 export const INDEXED_FIELDS = ['actor_id', 'capability', 'outcome', 'decision_id', 'event_type'] as const;
 export type IndexedField = (typeof INDEXED_FIELDS)[number];
 
+/** Index keys kept per field; past this many values (say, actors), they start over. */
+const KEPT_INDEX_KEYS = 10_000;
+
 /**
  * The Redis key layout of one audit chain. Every key the scripts touch is named here
  * and passed to them in KEYS, so the layout is also valid on a Redis Cluster.
@@ -58,8 +61,25 @@ export class RedisAuditKeys {
 
   /** Sorted set member seq, score seq, of the entries whose `field` equals `value`. */
   index(field: IndexedField, value: string): string {
-    return `${this.prefix}:idx:${field}:${value}`;
+    if (field === 'decision_id') return `${this.prefix}:idx:${field}:${value}`;
+    // Every entry names keys for the same few actors, capabilities, outcomes and event
+    // types: kept, they are not built again for each one. (Decision ids never recur.)
+    const named = this.indexKeys[field];
+    let key = named.get(value);
+    if (key === undefined) {
+      key = `${this.prefix}:idx:${field}:${value}`;
+      if (named.size >= KEPT_INDEX_KEYS) named.clear();
+      named.set(value, key);
+    }
+    return key;
   }
+
+  private readonly indexKeys: Record<Exclude<IndexedField, 'decision_id'>, Map<string, string>> = {
+    actor_id: new Map(),
+    capability: new Map(),
+    outcome: new Map(),
+    event_type: new Map(),
+  };
 
   /**
    * The Merkle tree's nodes, 32-byte records in append order (merkle/tree-layout.ts), in
