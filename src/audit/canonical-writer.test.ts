@@ -9,6 +9,7 @@ import {
   sealEntry,
   sealForStorage,
   storedText,
+  withEntryId,
 } from './chain.js';
 import { leafHash } from './merkle/tree-hash.js';
 
@@ -156,6 +157,28 @@ describe('sealing with the writer', () => {
         expect(canonicalJson(unsealed)).toBe(canonicalize(unsealed));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('withEntryId: the event with its id, whatever members the event has', () => {
+    fc.assert(
+      fc.property(
+        contents,
+        fc.constantFrom('as is', 'extra member', 'member missing', 'id given'),
+        (content, variant) => {
+          const { id, ...event } = content;
+          const odd: Record<string, unknown> = { ...event };
+          if (variant === 'extra member') odd.zz = 1;
+          if (variant === 'member missing') delete odd.outcome;
+          if (variant === 'id given') odd.id = 'given';
+          const made = withEntryId(odd as never, id);
+          expect(made).toEqual({ ...odd, id });
+          expect(sealForStorage(made, null).stored.toString()).toBe(
+            canonicalize(sealEntry({ ...odd, id } as never, null)),
+          );
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

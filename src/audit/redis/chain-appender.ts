@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { assertCanonicalisable, sealForStorage, type SealedEntry } from '../chain.js';
+import { assertCanonicalisable, sealForStorage, type SealedEntry, withEntryId } from '../chain.js';
 import type { TreeFrontier } from '../merkle/tree-frontier.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField, indexKeysOf } from './entry-codec.js';
@@ -144,7 +144,7 @@ export class ChainAppender {
     }
     return new Promise((resolve, reject) => {
       this.queue.push({
-        content: { ...event, id: this.settings.newId() },
+        content: withEntryId(event, this.settings.newId()),
         deadline: Date.now() + this.settings.appendTimeoutMs,
         resolve,
         reject,
