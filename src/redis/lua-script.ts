@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { FramedCommand } from './framed-command.js';
 
 /** A Lua script with its SHA1, run by EVALSHA with an EVAL fallback. */
 export class LuaScript {
@@ -16,10 +17,19 @@ export class LuaScript {
     args: readonly (string | number | Buffer)[],
   ): Promise<unknown> {
     try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
+      return await redis.sendCommand(command('evalsha', this.sha, keys, args));
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
+      return redis.sendCommand(command('eval', this.source, keys, args));
     }
   }
+}
+
+function command(
+  name: 'evalsha' | 'eval',
+  script: string,
+  keys: readonly string[],
+  args: readonly (string | number | Buffer)[],
+): FramedCommand {
+  return new FramedCommand(name, [script, keys.length, ...keys, ...args], { replyEncoding: 'utf8' });
 }
