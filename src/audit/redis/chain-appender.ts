@@ -149,8 +149,9 @@ export class ChainAppender {
         resolve,
         reject,
       });
-      if (this.running) this.signal();
-      else this.running = this.run();
+      // A loop waiting for a reply with every slot taken would only wait again: a reply wakes it.
+      if (!this.running) this.running = this.run();
+      else if (this.canSend()) this.signal();
     });
   }
 
