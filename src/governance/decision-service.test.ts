@@ -227,6 +227,21 @@ describe('DecisionService: confirmation tokens', () => {
     const confirmed = await service.propose(write({ confirmation_token: issued }), 'key');
     expect(confirmed.reason).toMatch(new RegExp(`^confirmed by reviewer \\(decision ${approvedId}\\); `));
     expect((await service.get(confirmed.decision_id)).data.confirmation_of).toBe(approvedId);
+    // The recorded data's members in canonical order, the optional ones only where they apply.
+    expect(Object.keys((await service.get(confirmed.decision_id)).data)).toEqual([
+      'confirmation_of',
+      'decision',
+      'evaluation',
+      'principal',
+      'request',
+    ]);
+    expect(Object.keys((await service.get(approvedId)).data)).toEqual([
+      'decision',
+      'evaluation',
+      'expires_at',
+      'principal',
+      'request',
+    ]);
     const approval = await service.get(approvedId);
     expect(approval.reviews.map((r) => [r.data.action, r.data.reviewer])).toEqual([
       ['approve', 'reviewer'],
