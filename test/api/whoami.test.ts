@@ -29,7 +29,10 @@ describe('GET /api/v1/auth/whoami and /api/v1/audit/checkpoints', () => {
   });
 
   it('lists the checkpoints newest first, to audit:read only', async () => {
-    const answer = await call(arbiter.url, 'GET', '/api/v1/audit/checkpoints', { key: KEYS.auditor });
+    const list = () => call(arbiter.url, 'GET', '/api/v1/audit/checkpoints', { key: KEYS.auditor });
+    // The start's configuration events are checkpointed in the background: wait for the first.
+    await expect.poll(async () => (await list()).body.checkpoints?.length ?? 0).toBeGreaterThan(0);
+    const answer = await list();
     expect(answer.status).toBe(200);
     const seqs = answer.body.checkpoints.map((c: { seq: number }) => c.seq);
     expect(seqs.length).toBeGreaterThan(0);
