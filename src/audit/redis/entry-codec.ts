@@ -27,10 +27,14 @@ export function decodeEntryOrThrow(json: string): AuditEntry {
   return decoded;
 }
 
-/** The `entry` field of an XRANGE item's flat [field, value, ...] list. */
-export function entryField(fields: readonly string[]): string | undefined {
+const ENTRY_FIELD_BYTES = Buffer.from(ENTRY_FIELD);
+
+/** The `entry` field of an XRANGE or XREAD item's flat [field, value, ...] list, as text or as bytes. */
+export function entryField<T extends string | Buffer>(fields: readonly T[]): T | undefined {
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] === ENTRY_FIELD) return fields[i + 1];
+    const name = fields[i]!;
+    if (typeof name === 'string' ? name === ENTRY_FIELD : name.equals(ENTRY_FIELD_BYTES))
+      return fields[i + 1];
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../audit-log.js';
 import type { SealedEntry } from '../chain.js';
-import { decodeEntry, ENTRY_FIELD } from './entry-codec.js';
+import { decodeEntry, entryField } from './entry-codec.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { sleep, withTimeout } from './timeout.js';
 
@@ -10,7 +10,6 @@ const RETRY_DELAY_MS = 1000;
 const STOP_WAIT_MS = 2000;
 /** Sealed entries kept for the feed at most: far more than one replica has in flight. */
 const MAX_EXPECTED = 10_000;
-const ENTRY_FIELD_BYTES = Buffer.from(ENTRY_FIELD);
 
 /**
  * Live feed of the stream for subscribers: entries appended by any replica, in chain
@@ -100,7 +99,7 @@ export class StreamTail {
     // As bytes: an entry this replica stored is compared, not decoded.
     const reply = await connection.xreadBuffer('COUNT', 100, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, from);
     const items = reply?.[0]?.[1] ?? [];
-    for (const [id, fields] of items) this.emit(seqOf(id), bufferField(fields));
+    for (const [id, fields] of items) this.emit(seqOf(id), entryField(fields));
     const last = items[items.length - 1]?.[0];
     if (last === undefined) return from;
     const lastSeq = seqOf(last);
@@ -127,14 +126,6 @@ export class StreamTail {
 /** The seq of a stream id `<seq>-0`. */
 function seqOf(id: Buffer): number {
   return Number.parseInt(id.toString('latin1'), 10);
-}
-
-/** The `entry` field of an XREAD item's flat [field, value, ...] list, as bytes. */
-function bufferField(fields: readonly Buffer[]): Buffer | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i]!.equals(ENTRY_FIELD_BYTES)) return fields[i + 1];
-  }
-  return undefined;
 }
 
 export async function lastStreamId(connection: Redis, stream: string): Promise<string> {
