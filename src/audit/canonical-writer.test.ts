@@ -9,7 +9,6 @@ import {
   sealEntry,
   sealForStorage,
   storedText,
-  withEntryId,
 } from './chain.js';
 import { leafHash } from './merkle/tree-hash.js';
 
@@ -146,7 +145,8 @@ describe('sealing with the writer', () => {
     fc.assert(
       fc.property(contents, fc.integer({ min: 0, max: 2 ** 40 }), (content, seq) => {
         const previous = seq === 0 ? null : { seq, hash: `sha256:${'ab'.repeat(32)}` };
-        const sealed = sealForStorage(content, previous);
+        const { id, ...event } = content;
+        const sealed = sealForStorage(event, id, previous);
         expect(sealed.entry).toEqual(sealEntry(content, previous));
         expect(sealed.entry.previous_hash).toBe(previous?.hash ?? GENESIS_HASH);
         expect(sealed.stored.toString('utf8')).toBe(canonicalize(sealed.entry));
@@ -160,7 +160,7 @@ describe('sealing with the writer', () => {
     );
   });
 
-  it('withEntryId: the event with its id, whatever members the event has', () => {
+  it('seals an event as entry `id`, whatever members the event has', () => {
     fc.assert(
       fc.property(
         contents,
@@ -171,11 +171,10 @@ describe('sealing with the writer', () => {
           if (variant === 'extra member') odd.zz = 1;
           if (variant === 'member missing') delete odd.outcome;
           if (variant === 'id given') odd.id = 'given';
-          const made = withEntryId(odd as never, id);
-          expect(made).toEqual({ ...odd, id });
-          expect(sealForStorage(made, null).stored.toString()).toBe(
-            canonicalize(sealEntry({ ...odd, id } as never, null)),
-          );
+          const sealed = sealForStorage(odd as never, id, null);
+          const { hash: _hash, ...linked } = sealed.entry;
+          expect(linked).toEqual({ ...odd, id, seq: 1, previous_hash: GENESIS_HASH });
+          expect(sealed.stored.toString()).toBe(canonicalize(sealEntry({ ...odd, id } as never, null)));
         },
       ),
       { numRuns: 300 },
@@ -184,7 +183,7 @@ describe('sealing with the writer', () => {
 
   it('seals content with other members than an entry has, members after `hash` or none', () => {
     for (const content of [{ zz: 1 }, { aa: 1 }, { hash0: 'x', h: [1] }, {}]) {
-      const sealed = sealForStorage(content as never, null);
+      const sealed = sealForStorage(content as never, 'e-1', null);
       expect(sealed.stored.toString('utf8')).toBe(canonicalize(sealed.entry));
     }
   });

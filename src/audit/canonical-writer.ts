@@ -207,7 +207,8 @@ function ownKeysAscending(record: Record<string, unknown>): boolean {
   return true;
 }
 
-function hasToJson(value: object): value is { toJSON: () => unknown } {
+/** Whether JSON writes the value's toJSON() instead of the value. */
+export function hasToJson(value: object): value is { toJSON: () => unknown } {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 

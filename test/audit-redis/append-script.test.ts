@@ -15,10 +15,7 @@ describe('Redis audit log: the append script', () => {
   function batchOf(keys: RedisAuditKeys, count: number) {
     let previous: { seq: number; hash: string } | null = null;
     const sealed = Array.from({ length: count }, (_, i) => {
-      const next = sealForStorage(
-        { id: `e-${i}`, ...decisionEvent(i, { data: { note: `é€𝄞 ${i}` } }) },
-        previous,
-      );
+      const next = sealForStorage(decisionEvent(i, { data: { note: `é€𝄞 ${i}` } }), `e-${i}`, previous);
       previous = next.entry;
       return next;
     });

@@ -39,22 +39,22 @@ describe('Redis audit log: the live feed', () => {
     const seen: AuditEntry[] = [];
     const stop = tail.subscribe((entry) => seen.push(entry));
     try {
-      const sealedHere = sealForStorage({ id: 'mine-1', ...decisionEvent(1) }, null);
-      const storedThere = sealForStorage({ id: 'theirs-1', ...decisionEvent(2) }, null);
+      const sealedHere = sealForStorage(decisionEvent(1), 'mine-1', null);
+      const storedThere = sealForStorage(decisionEvent(2), 'theirs-1', null);
       tail.expect([sealedHere]);
       await suite.admin().xadd(stream, '1-0', 'entry', storedThere.stored);
       await expect.poll(() => seen.length).toBe(1);
       expect(seen[0]).toEqual(storedThere.entry);
 
       // The next seq as sealed here: handed on as it is.
-      const next = sealForStorage({ id: 'mine-2', ...decisionEvent(3) }, storedThere.entry);
+      const next = sealForStorage(decisionEvent(3), 'mine-2', storedThere.entry);
       tail.expect([next]);
       await suite.admin().xadd(stream, '2-0', 'entry', next.stored);
       await expect.poll(() => seen.length).toBe(2);
       expect(seen[1]).toBe(next.entry);
 
       // Bytes that differ by one character at the expected seq are not the expected entry.
-      const third = sealForStorage({ id: 'mine-3', ...decisionEvent(4) }, next.entry);
+      const third = sealForStorage(decisionEvent(4), 'mine-3', next.entry);
       tail.expect([third]);
       const altered = Buffer.from(third.stored);
       altered[altered.indexOf('"seq":3') + 6] = '4'.charCodeAt(0);

@@ -15,13 +15,7 @@ import type {
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
-import {
-  assertCanonicalisable,
-  GENESIS_HASH,
-  sealForStorage,
-  type SealedEntry,
-  withEntryId,
-} from '../chain.js';
+import { assertCanonicalisable, GENESIS_HASH, sealForStorage, type SealedEntry } from '../chain.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
@@ -412,7 +406,7 @@ export class FileAuditLog implements AuditLog {
   private async writeBatch(events: AuditEventInput[]): Promise<AuditEntry[]> {
     let previous: { seq: number; hash: string } | null = this.last ?? null;
     const sealed = events.map((event) => {
-      const next = sealForStorage(withEntryId(event, this.newId()), previous);
+      const next = sealForStorage(event, this.newId(), previous);
       previous = next.entry;
       return next;
     });

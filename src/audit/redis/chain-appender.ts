@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { assertCanonicalisable, sealForStorage, type SealedEntry, withEntryId } from '../chain.js';
+import { assertCanonicalisable, sealForStorage, type SealedEntry } from '../chain.js';
 import type { TreeFrontier } from '../merkle/tree-frontier.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField, indexKeysOf } from './entry-codec.js';
@@ -44,10 +44,10 @@ export interface ChainAppenderSettings {
   withoutTree?: boolean;
 }
 
-type EntryContent = Omit<AuditEntry, 'hash' | 'previous_hash' | 'seq'>;
-
 interface PendingAppend {
-  content: EntryContent;
+  event: AuditEventInput;
+  /** The entry's id, given when the append is queued. */
+  id: string;
   deadline: number;
   resolve: (entry: AuditEntry) => void;
   reject: (err: Error) => void;
@@ -144,7 +144,8 @@ export class ChainAppender {
     }
     return new Promise((resolve, reject) => {
       this.queue.push({
-        content: withEntryId(event, this.settings.newId()),
+        event,
+        id: this.settings.newId(),
         deadline: Date.now() + this.settings.appendTimeoutMs,
         resolve,
         reject,
@@ -249,10 +250,7 @@ export class ChainAppender {
     }
     const last = this.inFlight.at(-1);
     const base = last?.head ?? this.head;
-    const sealed = sealBatch(
-      batch.appends.map((p) => p.content),
-      base,
-    );
+    const sealed = sealBatch(batch.appends, base);
     const frontier = last ? last.frontier : this.frontier;
     const growth =
       frontier?.size === base.seq && !this.settings.withoutTree
@@ -550,10 +548,10 @@ export class ChainAppender {
   }
 }
 
-function sealBatch(contents: EntryContent[], head: ChainHead): SealedEntry[] {
+function sealBatch(appends: readonly PendingAppend[], head: ChainHead): SealedEntry[] {
   let previous = head;
-  return contents.map((content) => {
-    const sealed = sealForStorage(content, previous);
+  return appends.map(({ event, id }) => {
+    const sealed = sealForStorage(event, id, previous);
     previous = sealed.entry;
     return sealed;
   });
