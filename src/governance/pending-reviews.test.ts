@@ -60,6 +60,9 @@ describe('PendingReviews', () => {
     const confirm = await propose('REQUIRE_CONFIRMATION');
     expect(ids(pending)).toEqual([escalated.decision_id, confirm.decision_id]);
     expect(pending.list()[1]!.expiresAtMs).toBe(Date.parse('2026-11-23T12:01:00Z'));
+    // The listing's order and cursor are the decision entry's seq.
+    const [decisionEntry] = await log.byDecision(confirm.decision_id);
+    expect(pending.list()[1]!.seq).toBe(decisionEntry!.seq);
 
     const { confirmation_token } = await service.review(confirm.decision_id, 'approve', 'reviewer');
     expect(ids(pending)).toEqual([escalated.decision_id]);

@@ -2,11 +2,15 @@ import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { MAX_REVIEW_TTL_SECONDS } from '../model/index.js';
 import { REVIEWED_OUTCOMES, verdictStatus, type DecisionData, type ReviewData } from './decision-record.js';
 
-/** A decision waiting for a reviewer (or for its expiry to be recorded). */
+/**
+ * A decision waiting for a reviewer (or for its expiry to be recorded). Only what listing
+ * and expiry read: under an escalation storm tens of thousands wait at once, and whole
+ * entries would hold over a kilobyte each (the record itself is read from the log).
+ */
 export interface WaitingDecision {
   decisionId: string;
-  /** The governance.decision entry. */
-  entry: AuditEntry;
+  /** The seq of its governance.decision entry: listing order and cursor. */
+  seq: number;
   expiresAtMs: number;
 }
 
@@ -30,7 +34,7 @@ export class PendingReviews {
     if (entry.event_type === 'governance.decision') {
       const expiresAt = (entry.data as unknown as DecisionData).expires_at;
       if (expiresAt === undefined) return;
-      this.waiting.set(decisionId, { decisionId, entry, expiresAtMs: Date.parse(expiresAt) });
+      this.waiting.set(decisionId, { decisionId, seq: entry.seq, expiresAtMs: Date.parse(expiresAt) });
     } else if (entry.event_type === 'governance.review') {
       // A used confirmation does not end the wait (the approval did).
       if (!verdictStatus((entry.data as unknown as ReviewData).action)) return;
@@ -55,7 +59,7 @@ export class PendingReviews {
 
   /** Every waiting decision, oldest first. */
   list(): WaitingDecision[] {
-    return [...this.waiting.values()].sort((a, b) => a.entry.seq - b.entry.seq);
+    return [...this.waiting.values()].sort((a, b) => a.seq - b.seq);
   }
 
   /** Those whose deadline has passed at nowMs, earliest deadline first. */

@@ -124,13 +124,13 @@ export function governanceRoutes(deps: ApiDependencies): Router {
     const nowMs = deps.clock().getTime();
     // Past its deadline, a decision is expired even before the sweeper records it.
     const waiting = deps.pending.list().filter((w) => w.expiresAtMs > nowMs);
-    const page = waiting.filter((w) => w.entry.seq > after).slice(0, limit);
+    const page = waiting.filter((w) => w.seq > after).slice(0, limit);
     const records = await Promise.all(page.map((w) => deps.decisions.get(w.decisionId)));
     const last = page.at(-1);
     res.json({
       decisions: records.filter((r) => r.status === 'pending').map(decisionView),
       total: waiting.length,
-      cursor: last && last !== waiting.at(-1) ? encodeCursor(last.entry.seq, PENDING_CURSOR_SCOPE) : null,
+      cursor: last && last !== waiting.at(-1) ? encodeCursor(last.seq, PENDING_CURSOR_SCOPE) : null,
     });
   });
 
