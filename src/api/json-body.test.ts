@@ -47,6 +47,29 @@ describe('bodyShapeProblem', () => {
     );
   });
 
+  it('names the same problem for wide objects, whose key lists are not kept between bodies', () => {
+    const wide = fc.dictionary(fc.string({ maxLength: 3 }), hostile, { minKeys: 60, maxKeys: 90 });
+    fc.assert(
+      fc.property(fc.array(wide, { minLength: 1, maxLength: 3 }), (bodies) => {
+        // Walked one after another, as requests are: no list of an earlier body may leak in.
+        for (const body of [...bodies, { outer: bodies }]) {
+          const parsed: unknown = JSON.parse(JSON.stringify(body));
+          expect(bodyShapeProblem(parsed)).toBe(referenceProblem(parsed));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('an earlier body with more keys does not change the problem a later one names', () => {
+    const deep = (n: number): unknown => (n === 0 ? 1 : [deep(n - 1)]);
+    const later = { z: { constructor: 1 }, w: deep(40) };
+    // The last member first: the nesting of w, not the key in z.
+    expect(referenceProblem(later)).toBe('request body nests deeper than 32 levels');
+    bodyShapeProblem({ x: 1, y: 1, z: 1 });
+    expect(bodyShapeProblem(later)).toBe(referenceProblem(later));
+  });
+
   it('stops at the depth limit, however deep the body nests', () => {
     const deep: unknown = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
     expect(bodyShapeProblem(deep)).toBe('request body nests deeper than 32 levels');

@@ -40,15 +40,25 @@ export function bodyShapeProblem(root: unknown): string | undefined {
   return shapeProblem(root, 1);
 }
 
+// One key list per depth, reused: a body is walked on every request, and a fresh list per
+// object was 0.4 KB of garbage per proposal. A depth's list is free again once its object's
+// walk returns; a long one (a hostile body's) is dropped rather than kept.
+const keysAtDepth: string[][] = [];
+const KEPT_KEY_LIST = 64;
+
 // Recursive, yet hostile nesting cannot overflow the stack: it stops at MAX_DEPTH.
 function shapeProblem(value: unknown, depth: number): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (depth > MAX_DEPTH) return `request body nests deeper than ${MAX_DEPTH} levels`;
-  const keys = Object.keys(value);
-  for (const key of keys) {
+  const keys = (keysAtDepth[depth] ??= []);
+  let count = 0;
+  // A parsed body's prototypes have no enumerable members, so for-in sees its own keys only.
+  for (const key in value) {
     if (FORBIDDEN_KEYS.has(key)) return `request body contains the forbidden key "${key}"`;
+    keys[count++] = key;
   }
-  for (let i = keys.length - 1; i >= 0; i--) {
+  if (count > KEPT_KEY_LIST) keysAtDepth[depth] = [];
+  for (let i = count - 1; i >= 0; i--) {
     const problem = shapeProblem((value as Record<string, unknown>)[keys[i]!], depth + 1);
     if (problem) return problem;
   }

@@ -7,7 +7,7 @@ import { identifyCaller, permitCaller, type Authenticator } from './authenticate
 import { asArbiterError, errorBody, statusOf } from './error-handler.js';
 import { bodyShapeProblem, MAX_BODY_BYTES } from './json-body.js';
 import type { Proposer } from './proposer.js';
-import { recordRequest, requestIdFrom } from './request-context.js';
+import { boundToRoute, recordRouteRequest, requestIdFrom } from './request-context.js';
 
 export const PROPOSE_PATH = '/api/v1/governance/propose';
 
@@ -34,12 +34,13 @@ export interface ProposeLaneDeps {
  * sends the same requests both ways).
  */
 export function withProposeLane(deps: ProposeLaneDeps, app: RequestListener): RequestListener {
+  const accessLog = boundToRoute(deps.logger, 'POST', PROPOSE_PATH);
   return (req, res) => {
     if (!takesLane(req)) {
       app(req, res);
       return;
     }
-    answer(deps, req, res).catch((err: unknown) => {
+    answer(deps, accessLog, req, res).catch((err: unknown) => {
       // Only writing the answer can get here; the connection is unusable, close it.
       deps.logger.error({ err }, 'propose: the answer could not be written');
       res.destroy();
@@ -62,7 +63,12 @@ function takesLane(req: IncomingMessage): boolean {
   return Number(length) <= MAX_BODY_BYTES;
 }
 
-async function answer(deps: ProposeLaneDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answer(
+  deps: ProposeLaneDeps,
+  accessLog: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const startedMs = performance.now();
   const requestId = requestIdFrom(req.headers['x-request-id']);
   const headers: Record<string, string> = { 'X-Request-ID': requestId };
@@ -86,7 +92,7 @@ async function answer(deps: ProposeLaneDeps, req: IncomingMessage, res: ServerRe
   headers['Content-Length'] = String(Buffer.byteLength(body));
   res.writeHead(status, headers);
   res.end(body);
-  recordRequest(deps.logger, deps.metrics, {
+  recordRouteRequest(accessLog, deps.metrics, {
     requestId,
     method: 'POST',
     path: PROPOSE_PATH,

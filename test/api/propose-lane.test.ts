@@ -193,16 +193,29 @@ describe('propose: the lane answers as express does', () => {
 
   it('both ways are counted under the one route and logged with the request id', async () => {
     await send(LANE, { body: ALLOWED, headers: { 'x-request-id': 'lane-log-check' } });
+    await send(EXPRESS, { body: ALLOWED, headers: { 'x-request-id': 'express-log-check' } });
     const metrics = await (await fetch(`${arbiter.url}/metrics`)).text();
     expect(metrics).toMatch(
       /arbiter_http_requests_total\{method="POST",route="\/api\/v1\/governance\/propose",status="200"\} \d+/,
     );
-    await expect
-      .poll(() =>
-        arbiter.logs.find(
-          (line) => line.includes('"request_id":"lane-log-check"') && line.includes('"msg":"request"'),
-        ),
-      )
-      .toBeDefined();
+    const accessLine = async (requestId: string) => {
+      let found: string | undefined;
+      await expect
+        .poll(() => {
+          found = arbiter.logs.find(
+            (line) => line.includes(`"request_id":"${requestId}"`) && line.includes('"msg":"request"'),
+          );
+          return found;
+        })
+        .toBeDefined();
+      return JSON.parse(found!) as Record<string, unknown>;
+    };
+    const lane = await accessLine('lane-log-check');
+    const viaExpress = await accessLine('express-log-check');
+    // The lane's logger carries method and path as bindings: the same line, the same members.
+    expect(lane).toMatchObject({ method: 'POST', path: LANE, status: 200, msg: 'request' });
+    expect(typeof lane.duration_ms).toBe('number');
+    expect(lane.principal).toBe(viaExpress.principal);
+    expect(Object.keys(lane).sort()).toEqual(Object.keys(viaExpress).sort());
   });
 });
