@@ -88,6 +88,33 @@ describe('PendingReviews', () => {
     expect(pending.due(now.getTime()).map((w) => w.decisionId)).toEqual([overdue.decision_id]);
   });
 
+  it('seeds no decision with any verdict (approve, deny, expire), and keeps one only confirmed as used', async () => {
+    const approved = await propose('ESCALATE');
+    await service.review(approved.decision_id, 'approve', 'reviewer');
+    const denied = await propose('ESCALATE');
+    await service.review(denied.decision_id, 'deny', 'reviewer');
+    const expired = await propose('REQUIRE_CONFIRMATION');
+    const waiting = await propose('ESCALATE');
+    now = new Date('2026-11-23T12:01:00Z');
+    await service.recordExpiry(expired.decision_id);
+    const pending = new PendingReviews();
+    await pending.seed(log, now, 600);
+    expect(ids(pending)).toEqual([waiting.decision_id]);
+  });
+
+  it('seeds verdicts across pages, and one stamped a little before its decision (another clock)', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 205; i++) made.push((await propose('ESCALATE')).decision_id);
+    for (const id of made.slice(2)) await service.review(id, 'approve', 'reviewer');
+    // A reviewer's replica ten minutes behind: the verdict predates its decision.
+    now = new Date('2026-11-23T11:50:00Z');
+    await service.review(made[1]!, 'deny', 'reviewer');
+    const pending = new PendingReviews();
+    // Five minutes before the decisions leave the week's horizon; the verdict already has.
+    await pending.seed(log, new Date('2026-11-30T11:55:00Z'), 600);
+    expect(ids(pending)).toEqual([made[0]]);
+  });
+
   it('seeds nothing older than the longest review TTL (a week) or the default, if longer', async () => {
     await propose('ESCALATE');
     const later = new Date('2026-12-01T12:00:01Z');

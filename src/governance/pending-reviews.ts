@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import type { AuditEntry, AuditLog, AuditQuery } from '../audit/audit-log.js';
 import { MAX_REVIEW_TTL_SECONDS } from '../model/index.js';
 import { REVIEWED_OUTCOMES, verdictStatus, type DecisionData, type ReviewData } from './decision-record.js';
 
@@ -15,6 +15,7 @@ export interface WaitingDecision {
 }
 
 const SEED_PAGE = 200;
+const CLOCK_SKEW_MARGIN_MS = 3_600_000;
 
 /**
  * The decisions that wait for a reviewer, kept from the audit log's live feed (entries of
@@ -44,16 +45,23 @@ export class PendingReviews {
 
   /**
    * Reads the decisions that may still wait from the log: those that needed review within
-   * the longest review TTL before now, with their trails. Subscribe to the feed first, so
-   * nothing appended meanwhile is missed.
+   * the longest review TTL before now, then the verdicts given since, which end a wait.
+   * Two scans, not a trail read per decision (an escalation storm leaves tens of
+   * thousands waiting). Subscribe to the feed first, so nothing appended meanwhile is
+   * missed: a verdict the feed brought before its decision was seeded is read again here.
    */
   async seed(audit: AuditLog, now: Date, defaultTtlSeconds: number): Promise<void> {
     const horizonMs = Math.max(MAX_REVIEW_TTL_SECONDS, defaultTtlSeconds) * 1000;
     const since = new Date(now.getTime() - horizonMs).toISOString();
     for (const outcome of REVIEWED_OUTCOMES) {
-      for await (const entry of decisionsSince(audit, outcome, since)) {
-        for (const e of await audit.byDecision(entry.decision_id ?? '')) this.observe(e);
+      for await (const entry of entriesSince(audit, { event_type: 'governance.decision', outcome }, since)) {
+        this.observe(entry);
       }
+    }
+    // Replicas' clocks differ a little: a verdict stamped just before its decision still counts.
+    const verdictsSince = new Date(now.getTime() - horizonMs - CLOCK_SKEW_MARGIN_MS).toISOString();
+    for await (const entry of entriesSince(audit, { event_type: 'governance.review' }, verdictsSince)) {
+      this.observe(entry);
     }
   }
 
@@ -79,17 +87,16 @@ export class PendingReviews {
   }
 }
 
-/** The decisions of one outcome made since a time, oldest first, page by page. */
-async function* decisionsSince(
+/** The entries of a filter appended since a time, oldest first, page by page. */
+async function* entriesSince(
   audit: AuditLog,
-  outcome: (typeof REVIEWED_OUTCOMES)[number],
+  filter: Pick<AuditQuery, 'event_type' | 'outcome'>,
   since: string,
 ): AsyncGenerator<AuditEntry> {
   let after: number | undefined;
   do {
     const page = await audit.query({
-      event_type: 'governance.decision',
-      outcome,
+      ...filter,
       since,
       order: 'asc',
       limit: SEED_PAGE,
