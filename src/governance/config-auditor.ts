@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.js';
+import { everyEntry } from '../audit/query-pages.js';
 import { objectKey, type ConfigObject, type EventType } from '../model/index.js';
 import { configChanges, type ConfigChangeData } from './config-changes.js';
 
@@ -31,12 +32,7 @@ export class ConfigAuditor {
   async restore(): Promise<void> {
     const events = [];
     for (const eventType of CONFIG_EVENT_TYPES) {
-      let after: number | undefined;
-      do {
-        const page = await this.audit.query({ event_type: eventType, order: 'asc', limit: 200, after });
-        events.push(...page.entries);
-        after = page.next ?? undefined;
-      } while (after !== undefined);
+      for await (const entry of everyEntry(this.audit, { event_type: eventType })) events.push(entry);
     }
     events.sort((a, b) => a.seq - b.seq);
     const state = new Map<string, ConfigObject>();

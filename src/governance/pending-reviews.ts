@@ -1,4 +1,5 @@
-import type { AuditEntry, AuditLog, AuditQuery } from '../audit/audit-log.js';
+import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
+import { everyEntry } from '../audit/query-pages.js';
 import { MAX_REVIEW_TTL_SECONDS } from '../model/index.js';
 import { REVIEWED_OUTCOMES, verdictStatus, type DecisionData, type ReviewData } from './decision-record.js';
 
@@ -14,7 +15,6 @@ export interface WaitingDecision {
   expiresAtMs: number;
 }
 
-const SEED_PAGE = 200;
 const CLOCK_SKEW_MARGIN_MS = 3_600_000;
 
 /**
@@ -54,13 +54,13 @@ export class PendingReviews {
     const horizonMs = Math.max(MAX_REVIEW_TTL_SECONDS, defaultTtlSeconds) * 1000;
     const since = new Date(now.getTime() - horizonMs).toISOString();
     for (const outcome of REVIEWED_OUTCOMES) {
-      for await (const entry of entriesSince(audit, { event_type: 'governance.decision', outcome }, since)) {
+      for await (const entry of everyEntry(audit, { event_type: 'governance.decision', outcome, since })) {
         this.observe(entry);
       }
     }
     // Replicas' clocks differ a little: a verdict stamped just before its decision still counts.
     const verdictsSince = new Date(now.getTime() - horizonMs - CLOCK_SKEW_MARGIN_MS).toISOString();
-    for await (const entry of entriesSince(audit, { event_type: 'governance.review' }, verdictsSince)) {
+    for await (const entry of everyEntry(audit, { event_type: 'governance.review', since: verdictsSince })) {
       this.observe(entry);
     }
   }
@@ -85,24 +85,4 @@ export class PendingReviews {
   get size(): number {
     return this.waiting.size;
   }
-}
-
-/** The entries of a filter appended since a time, oldest first, page by page. */
-async function* entriesSince(
-  audit: AuditLog,
-  filter: Pick<AuditQuery, 'event_type' | 'outcome'>,
-  since: string,
-): AsyncGenerator<AuditEntry> {
-  let after: number | undefined;
-  do {
-    const page = await audit.query({
-      ...filter,
-      since,
-      order: 'asc',
-      limit: SEED_PAGE,
-      ...(after === undefined ? {} : { after }),
-    });
-    yield* page.entries;
-    after = page.next ?? undefined;
-  } while (after !== undefined);
 }
