@@ -10,7 +10,8 @@ import { decisionEvent } from './support/payloads.js';
  * {mode: 'chain' | 'chain-without-tree' | 'xadd', redisUrl, writer, durationMs, inFlight, stream, keyPrefix?}. Prints
  * "ready", waits for "go" on stdin, appends for durationMs keeping `inFlight` appends
  * (chain) or one pipeline of `inFlight` XADDs (xadd) outstanding, prints {count, failed,
- * elapsedMs, latenciesMs} (latenciesMs: a sample of acknowledged appends' latencies, chain only).
+ * elapsedMs, cpuMs, latenciesMs} (cpuMs: this process's CPU time, user and system, from
+ * "go" to the end; latenciesMs: a sample of acknowledged appends' latencies, chain only).
  */
 interface WriterOptions {
   /** chain-without-tree: the chain alone, no Merkle tree records (what the tree costs). */
@@ -28,12 +29,16 @@ const options = JSON.parse(process.argv[2] ?? '{}') as WriterOptions;
 const timestamp = () => new Date().toISOString();
 const eventOf = (i: number) => decisionEvent(options.writer * 10_000_000 + i, timestamp());
 
+/** CPU time of this process when "go" came. */
+let cpuAtGo: NodeJS.CpuUsage | undefined;
+
 async function go(): Promise<void> {
   await new Promise<void>((resolve) => {
     const lines = createInterface({ input: process.stdin });
     lines.on('line', (line) => {
       if (line.trim() === 'go') {
         lines.close();
+        cpuAtGo = process.cpuUsage();
         resolve();
       }
     });
@@ -112,6 +117,7 @@ async function runXadd(): Promise<WriterResult> {
 }
 
 const result = options.mode === 'xadd' ? await runXadd() : await runChain();
-console.log(JSON.stringify(result));
+const cpu = process.cpuUsage(cpuAtGo);
+console.log(JSON.stringify({ ...result, cpuMs: (cpu.user + cpu.system) / 1000 }));
 // stdin stays open (the parent's pipe): leave explicitly.
 process.exit(0);

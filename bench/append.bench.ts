@@ -12,12 +12,16 @@ interface WriterResult {
   count: number;
   failed: number;
   elapsedMs: number;
+  cpuMs: number;
   latenciesMs: number[];
 }
 
 export interface RunResult {
   perSec: number;
   failed: number;
+  /** CPU time per stored entry, in us: the writer processes', and redis-server's. */
+  writersCpuUs: number;
+  redisCpuUs: number;
   /** Of acknowledged appends, queueing included (a sample), in ms. */
   p50Ms: number;
   p99Ms: number;
@@ -58,16 +62,35 @@ export async function runWriters(
       }),
   );
   await Promise.all(ready);
+  const redis = new Redis(redisUrl);
+  const redisCpuAtGo = await redisCpuSeconds(redis);
   for (const child of children) child.stdin.end('go\n');
   const done = await Promise.all(results);
+  const redisCpu = (await redisCpuSeconds(redis)) - redisCpuAtGo;
+  redis.disconnect();
+  const entries = done.reduce((sum, r) => sum + r.count, 0);
   const latencies = done.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     perSec: done.reduce((sum, r) => sum + r.count / (r.elapsedMs / 1000), 0),
     failed: done.reduce((sum, r) => sum + r.failed, 0),
+    writersCpuUs: (done.reduce((sum, r) => sum + r.cpuMs, 0) * 1000) / entries,
+    redisCpuUs: (redisCpu * 1e6) / entries,
     p50Ms: at(0.5),
     p99Ms: at(0.99),
   };
+}
+
+/** redis-server's CPU time so far (user + system, its main thread and children), in s. */
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
+  return (
+    field('used_cpu_user') +
+    field('used_cpu_sys') +
+    field('used_cpu_user_children') +
+    field('used_cpu_sys_children')
+  );
 }
 
 /** Latency of the acknowledged appends, and the rejected ones if any. */
@@ -106,6 +129,22 @@ export async function appendBench(report: Report, settings: BenchSettings): Prom
       unit: 'entries/s',
       note: noteOf(single),
     });
+    // Entries/s on a busy machine are its cores divided by the CPU time each entry costs:
+    // at equal use of the cores, half of raw XADD's rate allows twice its CPU per entry.
+    for (const [run, who] of [
+      [chain, `${writers} writers`],
+      [single, '1 writer'],
+    ] as const) {
+      report.add({
+        benchmark: 'audit append',
+        metric: `CPU time per entry, writer processes + redis-server, ${who} (baseline: raw XADD, ${writers} writers)`,
+        arbiter: run.writersCpuUs + run.redisCpuUs,
+        baseline: raw.writersCpuUs + raw.redisCpuUs,
+        unit: 'us',
+        higherIsBetter: false,
+        note: `writers ${run.writersCpuUs.toFixed(1)} us + Redis ${run.redisCpuUs.toFixed(1)} us; raw: ${raw.writersCpuUs.toFixed(1)} + ${raw.redisCpuUs.toFixed(1)} us`,
+      });
+    }
     const log = await openRedisAuditLog({ redis: redis.url });
     try {
       const verified = await log.verify();
