@@ -77,10 +77,22 @@ describe('canonical writer', () => {
       n: -0,
     };
     expect(bytesOf(value).toString()).toBe('{"d":"1970-01-01T00:00:00.000Z","list":[null,null,null],"n":0}');
-    expect(() => bytesOf(undefined)).toThrow(TypeError);
+    for (const nothing of [undefined, () => 1, Symbol('s')]) {
+      expect(() => bytesOf(nothing)).toThrow(new TypeError('value is not serialisable as JSON'));
+    }
     expect(() => bytesOf({ a: Number.NaN })).toThrow('NaN is not allowed in canonical JSON');
     expect(() => bytesOf([Infinity])).toThrow('Infinity is not allowed in canonical JSON');
     expect(() => bytesOf({ a: 1n })).toThrow('BigInt is not allowed in canonical JSON');
+  });
+
+  it('writes short strings across the end of its buffer, wherever that end falls', () => {
+    // Past the largest buffer the writer keeps (1 MiB), so every end it grows past is
+    // crossed; the four offsets put a string's bytes across each end in every alignment.
+    const many = Array.from({ length: 300_000 }, (_, i) => 'abcde'.slice(0, 1 + (i % 2)));
+    for (let offset = 0; offset < 4; offset += 1) {
+      const value = ['p'.repeat(40 + offset), ...many];
+      expect(bytesOf(value).toString('utf8') === JSON.stringify(value), `offset ${offset}`).toBe(true);
+    }
   });
 
   it('writes disordered objects nested deep once each (a wrong order is found before writing)', () => {
@@ -105,6 +117,14 @@ describe('canonical writer', () => {
     expect(outer).toBe(`{"outer":"${'x'.repeat(100)}"}|{"inner":1}`);
     // And the shared buffer is free again afterwards.
     expect(bytesOf({ again: true }).toString()).toBe('{"again":true}');
+  });
+
+  it('tells where a member goes only in a plain object, and refuses anything else', () => {
+    for (const value of ['text', 5, null, [1, 2], new Date(0), { toJSON: () => ({}) }]) {
+      expect(() =>
+        withCanonicalBytesAndPlace(value as Record<string, unknown>, 'hash', (bytes) => bytes.toString()),
+      ).toThrow(new TypeError('value is not a plain object'));
+    }
   });
 
   it('tells where a member of a given name goes, for any object and name', () => {
@@ -179,6 +199,34 @@ describe('sealing with the writer', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('links the first entry to the genesis hash, 64 zeros', () => {
+    expect(GENESIS_HASH).toMatch(/^sha256:0{64}$/);
+    const [content] = fc.sample(contents, { numRuns: 1, seed: 3 });
+    expect(sealEntry(content!, null)).toMatchObject({ seq: 1, previous_hash: `sha256:${'0'.repeat(64)}` });
+  });
+
+  it('seals exactly the members of an event, whatever their names', () => {
+    const [content] = fc.sample(contents, { numRuns: 1, seed: 5 });
+    const { id, ...event } = content!;
+    const names = Object.keys(event);
+    // An event's member swapped for another (named '' too), one left out, or none of its names.
+    const variants: Record<string, unknown>[] = [
+      ...names.flatMap((name) => {
+        const { [name]: _swapped, ...rest } = event as Record<string, unknown>;
+        return [rest, { ...rest, '': 'swapped in' }, { ...rest, [`${name}_`]: 'swapped in' }];
+      }),
+      Object.fromEntries(names.map((name) => [name.toUpperCase(), 'other'])),
+    ];
+    for (const odd of variants) {
+      const sealed = sealForStorage(odd as never, id, null);
+      const expected = { ...odd, id, seq: 1, previous_hash: GENESIS_HASH, hash: sealed.entry.hash };
+      expect(Object.keys(sealed.entry).sort(), JSON.stringify(Object.keys(odd))).toEqual(
+        Object.keys(expected).sort(),
+      );
+      expect(sealed.stored.toString('utf8')).toBe(canonicalize(expected));
+    }
   });
 
   it('seals content with other members than an entry has, members after `hash` or none', () => {

