@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from './audit-log.js';
 import { canonicalJson, GENESIS_HASH, hashEntry, sealEntry, storedText } from './chain.js';
@@ -103,6 +104,110 @@ describe('sealedLink', () => {
     expect(sealedLink('')).toBeUndefined();
     expect(sealedLink('{"hash":"sha256:00"}')).toBeUndefined();
     expect(sealedLink(storedText(entry({}, { id: 'aud_{' })))).toBeUndefined();
+  });
+});
+
+/** The link sealedLink must read from an entry's stored form. */
+function linkOf(e: AuditEntry) {
+  return { seq: e.seq, id: e.id, previous_hash: e.previous_hash, hash: e.hash };
+}
+
+/**
+ * An entry whose stored form the reused byte buffer (3 bytes for each of 64 Ki characters)
+ * cuts at a character boundary with exactly as many bytes written as the text has
+ * characters: it is not all in the buffer, and must be hashed as a string.
+ */
+function entryAtScratchEdge(): AuditEntry {
+  const probe = storedText(entry({ text: '\u00e9\u20ac' }));
+  const before = probe.indexOf('\u00e9'); // ASCII characters before the text
+  const after = probe.length - before - 2; // and after it
+  // 'é' takes 2 bytes and '€' 3: the buffer ends before the '€', with one byte more per
+  // 'é' than characters, as many as the characters left unwritten from the '€' on.
+  const accents = after + 1;
+  const plain = 3 * 65_536 - 1 - before - 2 * accents;
+  return entry({ text: `${'\u00e9'.repeat(accents)}${'a'.repeat(plain)}\u20ac` });
+}
+
+describe('sealedLink on entries as sealed', () => {
+  it('reads every seq, from the first entry on, whatever its digits', () => {
+    const { hash: _h, seq: _s, previous_hash: _p, ...content } = entry({});
+    for (const seq of [1, 2, 9, 10, 19, 90, 99, 100, 909, 2 ** 40]) {
+      const previous = seq === 1 ? null : { seq: seq - 1, hash: `sha256:${'a'.repeat(64)}` };
+      const e = sealEntry({ ...content, id: `aud_${seq}` }, previous);
+      expect(sealedLink(storedText(e)), `seq ${seq}`).toEqual(linkOf(e));
+    }
+  });
+
+  it('reads entries whose hash is far from the end, whose seq is last, or whose data holds a lookalike', () => {
+    const base = entry({});
+    const { hash: _h, seq: _s, previous_hash: _p, ...content } = base;
+    const { timestamp: _t, ...untimed } = content;
+    const previous = { seq: 41, hash: base.previous_hash };
+    const cases: [string, AuditEntry][] = [
+      [
+        'a long tail after the hash',
+        sealEntry(
+          {
+            ...content,
+            policies_evaluated: Array.from({ length: 20 }, (_, i) => `policy-${i}`.padEnd(40, '-')),
+          },
+          previous,
+        ),
+      ],
+      [
+        'a long member after previous_hash',
+        sealEntry({ ...content, zz: 'z'.repeat(300) } as typeof content, previous),
+      ],
+      ['seq as the last member', sealEntry(untimed as typeof content, previous)],
+      [
+        'a nested hash member early in the data',
+        entry({ a: { b: 1, hash: `sha256:${'c'.repeat(64)}` }, z: 'x'.repeat(600) }),
+      ],
+      ['stored text the byte buffer cuts at a character boundary', entryAtScratchEdge()],
+    ];
+    for (const [name, e] of cases) expect(sealedLink(storedText(e)), name).toEqual(linkOf(e));
+  });
+});
+
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A line as one without any key can write it: its hash member is the digest of the rest. */
+function forged(before: string, after: string): string {
+  return `${before},"hash":"sha256:${sha256Hex(before + after)}"${after}`;
+}
+
+describe('sealedLink on forged lines whose hash matches their bytes', () => {
+  const previous = `"previous_hash":"sha256:${'b'.repeat(64)}"`;
+  const link = `"id":"aud_9",${previous}`;
+
+  it('reads a well-formed one (the link to its successor or a checkpoint must catch it)', () => {
+    const text = forged('{"a":1', `,${link},"seq":7}`);
+    expect(sealedLink(text)).toEqual({
+      seq: 7,
+      id: 'aud_9',
+      previous_hash: `sha256:${'b'.repeat(64)}`,
+      hash: `sha256:${sha256Hex(`{"a":1,${link},"seq":7}`)}`,
+    });
+  });
+
+  it.each([
+    ['no comma after the hash member', `;${link},"seq":7}`],
+    ['no previous_hash', `,"id":"aud_9","pad":"${'p'.repeat(100)}","seq":7}`],
+    ['a previous_hash of 63 hex digits', `,"id":"aud_9","previous_hash":"sha256:${'b'.repeat(63)}","seq":7}`],
+    ['a previous_hash of 65 hex digits', `,"id":"aud_9","previous_hash":"sha256:${'b'.repeat(65)}","seq":7}`],
+    ['no id', `,${previous},"seq":7}`],
+    ['an id never closed', `,${previous},"seq":7,"id":"aud_9}`],
+    ['no seq', `,${link}}`],
+    ['no seq, but digits where a missing one would be read', `,"":12,${link}}`],
+    ['seq 0', `,${link},"seq":0}`],
+    ['a negative seq', `,${link},"seq":-7}`],
+    ['a seq beyond the safe integers', `,${link},"seq":9007199254740993}`],
+    ['a fractional seq', `,${link},"seq":7.5}`],
+    ['a seq followed by a letter', `,${link},"seq":7a}`],
+    ['a seq written as a string', `,${link},"seq":"7"}`],
+    ['a nested object after the hash', `,${link},"seq":7,"o":{}}`],
+  ])('refuses one with %s', (_name, after) => {
+    expect(sealedLink(forged('{"a":1', after))).toBeUndefined();
   });
 });
 

@@ -31,6 +31,7 @@ export function sealedLink(text: string): SealedLink | undefined {
   // First, as it reads the text front to back: the searches below then find it in the cache.
   const inScratch = copyIfAscii(text);
   const at = memberNearEnd(text);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: at -1 the digest would have to be among the characters it is computed over; at 0 the line opens with the member, not '{': no sealer wrote it, so its hash is forged with it like any forged line's
   if (at < 0) return undefined;
   const digestStart = at + HASH_MEMBER.length;
   const valueEnd = digestStart + HASH_VALUE_LENGTH;
@@ -69,15 +70,19 @@ const LINK_WINDOW = 256;
 const TAIL_WINDOW = 512;
 
 function memberNearEnd(text: string): number {
+  // Stryker disable next-line ArithmeticOperator: a search from past the end falls to lastIndexOf, which finds the same member in any text that can prove itself: nothing nested follows it
   const near = text.indexOf(HASH_MEMBER, Math.max(0, text.length - TAIL_WINDOW));
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: false and > 0: lastIndexOf finds the same member (see above), the search being at 0 only for a line that opens with it (a member beyond the window is tested)
   return near >= 0 ? near : text.lastIndexOf(HASH_MEMBER);
 }
 
 // Entries are ASCII but for non-English text: their UTF-8 bytes are then their characters,
 // so the hashed bytes are the text's with the member cut out, in one reused buffer. That
 // spares joining two strings and converting the result: a tenth of the verifier's time.
+// Stryker disable next-line ArithmeticOperator: a smaller scratch only sends more texts to the string path, which hashes the same bytes
 const SCRATCH_MAX_CHARS = 64 * 1024;
 // A plain Uint8Array: its views cost less to make than a Buffer's.
+// Stryker disable next-line ArithmeticOperator: as above
 const scratch = new Uint8Array(SCRATCH_MAX_CHARS * 3);
 const utf8 = new TextEncoder();
 
@@ -85,11 +90,13 @@ const utf8 = new TextEncoder();
 function copyIfAscii(text: string): boolean {
   // The scratch holds 3 bytes a character, so the whole text fits, and as many bytes as
   // characters means that every character took one byte.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: false and < only send texts to the string path, which hashes the same bytes (the other mutants are tested)
   return text.length <= SCRATCH_MAX_CHARS && utf8.encodeInto(text, scratch).written === text.length;
 }
 
 /** SHA-256 (hex) of the text's UTF-8 bytes without the characters from `cutStart` to `cutEnd`. */
 function sha256HexWithout(text: string, inScratch: boolean, cutStart: number, cutEnd: number): string {
+  // Stryker disable next-line ConditionalExpression: the string path hashes the same bytes, only slower
   if (!inScratch) return hash('sha256', text.slice(0, cutStart) + text.slice(cutEnd), 'hex');
   scratch.copyWithin(cutStart, cutEnd, text.length);
   return hash('sha256', scratch.subarray(0, text.length - (cutEnd - cutStart)), 'hex');
@@ -98,25 +105,30 @@ function sha256HexWithout(text: string, inScratch: boolean, cutStart: number, cu
 /** Where `key` starts, searched from `near` first, then from `from`; -1 when absent. */
 function keyAt(text: string, key: string, near: number, from: number): number {
   const found = text.indexOf(key, near);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: the key occurs once in the flat tail, which opens with `",`: a second search from the start finds the same place (one cut short at the window is tested)
   return found >= 0 || near === from ? found : text.indexOf(key, from);
 }
 
 /** The raw text after `key` (searched from `from`) up to the next `terminator`. */
 function valueAfter(text: string, key: string, from: number, terminator: string): string | undefined {
   const start = text.indexOf(key, from);
+  // Stryker disable next-line EqualityOperator: the tail opens with `",`, so no key starts at 0
   if (start < 0) return undefined;
   const end = text.indexOf(terminator, start + key.length);
+  // Stryker disable next-line EqualityOperator: the terminator is searched for after the key, so never found at 0
   return end < 0 ? undefined : text.slice(start + key.length, end);
 }
 
 /** The digits after `key` as a number; NaN unless a member boundary follows them. */
 function integerAfter(text: string, key: string, from: number): number {
   const start = text.indexOf(key, from);
+  // Stryker disable next-line EqualityOperator: searched from after previous_hash, so never found at 0
   if (start < 0) return Number.NaN;
   let i = start + key.length;
   let value = 0;
   for (let c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i))
     value = value * 10 + c - 0x30;
   const next = text.charCodeAt(i);
+  // Stryker disable next-line ArithmeticOperator: i never falls below start + key.length, so this only drops the digit check, and no digits leave 0, which seq < 1 refuses
   return i > start + key.length && (next === COMMA || next === CLOSING_BRACE) ? value : Number.NaN;
 }
