@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry, Checkpoint } from './audit-log.js';
-import { sealEntry, storedText } from './chain.js';
+import { GENESIS_HASH, sealEntry, storedText } from './chain.js';
 import { verifyExportStream } from './export-verify.js';
 
 function chain(n: number): AuditEntry[] {
@@ -109,5 +109,48 @@ describe.each(FORMS)('verifyExportStream, lines in %s', (_form, write) => {
     expect((await verifyExportStream(stream([]))).ok).toBe(true);
     const report = await verifyExportStream(stream([]), { checkpoints: [checkpointOf(entries[0]!)] });
     expect(report.break).toMatchObject({ seq: 1 });
+  });
+});
+
+describe('verifyExportStream, what it reports besides the chain', () => {
+  const entries = chain(10);
+  const lines = entries.map(storedText);
+
+  it('ignores lines of nothing but whitespace', async () => {
+    const report = await verifyExportStream(stream([lines[0]!, '  ', '\t', ...lines.slice(1), ' \r']));
+    expect(report).toMatchObject({ ok: true, lines: 10, entries_checked: 10, unparsable_lines: [] });
+  });
+
+  it('counts unparsable lines, lists the first hundred, and names the first in the break', async () => {
+    const junk = Array.from({ length: 150 }, (_, i) => `junk ${i}`);
+    const report = await verifyExportStream(stream([...lines.slice(0, 3), ...junk]));
+    expect(report.lines).toBe(153);
+    expect(report.unparsable_lines).toEqual(Array.from({ length: 100 }, (_, i) => i + 4));
+    expect(report.break).toMatchObject({ seq: 4, line: 4 });
+    expect(report.break?.reason).toMatch(/^line 4: not valid JSON \(.+\)$/);
+  });
+
+  it('checks no entry after a line that holds none, though the chain would go on', async () => {
+    const report = await verifyExportStream(stream([...lines.slice(0, 2), 'junk', ...lines.slice(2)]));
+    expect(report).toMatchObject({
+      ok: false,
+      lines: 11,
+      entries_checked: 2,
+      head: { seq: 2, hash: entries[1]!.hash },
+      break: { seq: 3, line: 3 },
+    });
+  });
+
+  it('says which start it trusted and how to check it', async () => {
+    const report = await verifyExportStream(stream(lines.slice(4)));
+    expect(report.notes).toEqual([
+      'export starts mid-chain at seq 5: its previous_hash was trusted, not verified; pass a start head or a checkpoint at seq 4 to check it',
+    ]);
+  });
+
+  it('reports an empty export as the genesis head', async () => {
+    const report = await verifyExportStream(stream([]));
+    expect(report.head).toStrictEqual({ seq: 0, hash: GENESIS_HASH });
+    expect(report.start).toStrictEqual({ seq: 0, hash: GENESIS_HASH, trusted: 'genesis' });
   });
 });
