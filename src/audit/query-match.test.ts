@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ArbiterError } from '../model/index.js';
+import type { AuditEntry } from './audit-log.js';
+import { sealEntry } from './chain.js';
+import { event } from './file/test-fixtures.js';
+import { auditQueryMatcher, timeBoundsOf } from './query-match.js';
+
+const at = (timestamp: string): AuditEntry => sealEntry({ id: 'aud-1', ...event({ timestamp }) }, null);
+
+describe('timeBoundsOf', () => {
+  it('sets only the bounds a query gives, so spreading them over others replaces no other bound', () => {
+    const since = '2025-01-01T00:00:00.000Z';
+    const until = '2025-01-02T00:00:00+02:00';
+    expect(timeBoundsOf({})).toStrictEqual({});
+    expect(timeBoundsOf({ since })).toStrictEqual({ sinceMs: Date.parse(since) });
+    expect(timeBoundsOf({ until })).toStrictEqual({ untilMs: Date.parse('2025-01-01T22:00:00.000Z') });
+    expect(timeBoundsOf({ since, until })).toStrictEqual({
+      sinceMs: Date.parse(since),
+      untilMs: Date.parse(until),
+    });
+  });
+
+  it('refuses a bound that is no timestamp, naming it', () => {
+    for (const name of ['since', 'until'] as const) {
+      expect(() => timeBoundsOf({ [name]: 'yesterday' })).toThrow(
+        new ArbiterError('INVALID_REQUEST', `${name} is not an ISO 8601 timestamp`),
+      );
+    }
+  });
+});
+
+describe('auditQueryMatcher', () => {
+  it('matches bounds inclusively, as instants whatever their offsets', () => {
+    const matches = auditQueryMatcher({ since: '2025-01-01T02:00:00+02:00', until: '2025-01-01T00:00:01Z' });
+    expect(matches(at('2025-01-01T00:00:00.000Z'))).toBe(true);
+    expect(matches(at('2025-01-01T00:00:01.000Z'))).toBe(true);
+    expect(matches(at('2024-12-31T23:59:59.999Z'))).toBe(false);
+    expect(matches(at('2025-01-01T00:00:01.001Z'))).toBe(false);
+    expect(auditQueryMatcher({ until: '2025-01-01T00:00:00Z' })(at('2025-01-01T00:00:00.001Z'))).toBe(false);
+  });
+
+  it('matches an entry whose timestamp does not parse only when no bound is set', () => {
+    const entry = at('not a time');
+    expect(auditQueryMatcher({})(entry)).toBe(true);
+    expect(auditQueryMatcher({ actor_id: 'agent-1' })(entry)).toBe(true);
+    expect(auditQueryMatcher({ since: '2000-01-01T00:00:00Z' })(entry)).toBe(false);
+    expect(auditQueryMatcher({ until: '2100-01-01T00:00:00Z' })(entry)).toBe(false);
+  });
+});
