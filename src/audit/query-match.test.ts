@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ArbiterError } from '../model/index.js';
-import type { AuditEntry } from './audit-log.js';
+import type { AuditEntry, AuditQuery } from './audit-log.js';
 import { sealEntry } from './chain.js';
 import { event } from './file/test-fixtures.js';
 import { auditQueryMatcher, timeBoundsOf } from './query-match.js';
 
+const matcher = (filters: Partial<AuditQuery>) => auditQueryMatcher({ order: 'asc', limit: 100, ...filters });
 const at = (timestamp: string): AuditEntry => sealEntry({ id: 'aud-1', ...event({ timestamp }) }, null);
 
 describe('timeBoundsOf', () => {
@@ -31,19 +32,19 @@ describe('timeBoundsOf', () => {
 
 describe('auditQueryMatcher', () => {
   it('matches bounds inclusively, as instants whatever their offsets', () => {
-    const matches = auditQueryMatcher({ since: '2025-01-01T02:00:00+02:00', until: '2025-01-01T00:00:01Z' });
+    const matches = matcher({ since: '2025-01-01T02:00:00+02:00', until: '2025-01-01T00:00:01Z' });
     expect(matches(at('2025-01-01T00:00:00.000Z'))).toBe(true);
     expect(matches(at('2025-01-01T00:00:01.000Z'))).toBe(true);
     expect(matches(at('2024-12-31T23:59:59.999Z'))).toBe(false);
     expect(matches(at('2025-01-01T00:00:01.001Z'))).toBe(false);
-    expect(auditQueryMatcher({ until: '2025-01-01T00:00:00Z' })(at('2025-01-01T00:00:00.001Z'))).toBe(false);
+    expect(matcher({ until: '2025-01-01T00:00:00Z' })(at('2025-01-01T00:00:00.001Z'))).toBe(false);
   });
 
   it('matches an entry whose timestamp does not parse only when no bound is set', () => {
     const entry = at('not a time');
-    expect(auditQueryMatcher({})(entry)).toBe(true);
-    expect(auditQueryMatcher({ actor_id: 'agent-1' })(entry)).toBe(true);
-    expect(auditQueryMatcher({ since: '2000-01-01T00:00:00Z' })(entry)).toBe(false);
-    expect(auditQueryMatcher({ until: '2100-01-01T00:00:00Z' })(entry)).toBe(false);
+    expect(matcher({})(entry)).toBe(true);
+    expect(matcher({ actor_id: 'agent-1' })(entry)).toBe(true);
+    expect(matcher({ since: '2000-01-01T00:00:00Z' })(entry)).toBe(false);
+    expect(matcher({ until: '2100-01-01T00:00:00Z' })(entry)).toBe(false);
   });
 });
