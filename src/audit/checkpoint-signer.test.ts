@@ -1,0 +1,166 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Checkpoint } from './audit-log.js';
+import type { AuditLogger } from './audit-logger.js';
+import { StoredAuditTree, TreeBeyondSizeError } from './audit-tree.js';
+import { CheckpointRefusedError, CheckpointSigner, saveCheckpoint } from './checkpoint-signer.js';
+import { FileCheckpointStore } from './file/checkpoint-store.js';
+import { tempDir } from './file/test-fixtures.js';
+import { naiveRoot, numberedLeaves } from './merkle/test-naive-tree.js';
+import { formatCheckpoint, parseCheckpoint } from './note/checkpoint-note.js';
+import { generateSigningKey, verifierOf } from './note/note-keys.js';
+import { openNote, signNote } from './note/signed-note.js';
+import { MemoryNodeStore } from './test-node-store.js';
+
+const ORIGIN = 'arbiter.test/log';
+const key = generateSigningKey(ORIGIN);
+const leaves = numberedLeaves(8);
+
+const head = (seq: number): Checkpoint => ({
+  seq,
+  hash: `sha256:${String(seq).padStart(64, '0')}`,
+  entry_id: `aud-${seq}`,
+  time: '2025-01-01T00:00:00.000Z',
+});
+
+/** A checkpoint whose note signs `origin`, `size` and the root of `inputs` with `signer`. */
+function signedBy(signer = key, size = 3, options: { origin?: string; inputs?: Buffer[] } = {}): Checkpoint {
+  const root = naiveRoot((options.inputs ?? leaves).slice(0, size));
+  return {
+    ...head(size),
+    note: signNote(formatCheckpoint({ origin: options.origin ?? ORIGIN, size, root }), [signer]),
+  };
+}
+
+function signerOver(store: MemoryNodeStore) {
+  const refusals: string[] = [];
+  const signing = { key, origin: ORIGIN, events: { signingRefused: () => refusals.push('refused') } };
+  return { signer: new CheckpointSigner(signing, new StoredAuditTree(store)), refusals };
+}
+
+describe('CheckpointSigner', () => {
+  const { signer, refusals } = signerOver(new MemoryNodeStore().append(leaves));
+  beforeEach(() => {
+    refusals.length = 0;
+  });
+
+  it('signs the root of the tree at the head, extending the last signed checkpoint or its own size', async () => {
+    for (const previous of [undefined, signedBy(key, 3), signedBy(key, 5), signedBy(key, 8)]) {
+      const signed = await signer.sign(head(8), previous);
+      const body = parseCheckpoint(openNote(signed.note, [verifierOf(key)]).text);
+      expect(body).toMatchObject({ origin: ORIGIN, size: 8 });
+      expect(body.root.equals(naiveRoot(leaves))).toBe(true);
+      expect(signed).toMatchObject(head(8));
+    }
+    expect(await signer.cosign(await signer.sign(head(8), undefined), undefined, silent())).toEqual([]);
+    expect(refusals).toEqual([]);
+  });
+
+  it.each([
+    [
+      'opens with another key',
+      () => signedBy(generateSigningKey(ORIGIN)),
+      /^the last signed checkpoint does not open with this key: .+/,
+    ],
+    [
+      'is of another origin',
+      () => signedBy(key, 3, { origin: 'other.test/log' }),
+      /^the last signed checkpoint is of origin other\.test\/log, not arbiter\.test\/log$/,
+    ],
+    [
+      'is beyond the head',
+      () => signedBy(key, 8),
+      /^the last signed checkpoint has size 8, beyond the head 5$/,
+    ],
+    [
+      'signs another history',
+      () => signedBy(key, 3, { inputs: numberedLeaves(3).reverse() }),
+      /^the tree at size 5 does not extend the last signed checkpoint \(size 3\): .+/,
+    ],
+  ])(
+    'refuses to sign when the last signed checkpoint %s, and says so to its events',
+    async (_name, previous, reason) => {
+      const refusal = await signer.sign(head(5), previous()).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refusal).toBeInstanceOf(CheckpointRefusedError);
+      expect(refusal).toMatchObject({
+        code: 'checkpoint_refused',
+        message: expect.stringMatching(reason) as unknown,
+      });
+      expect(refusals).toEqual(['refused']);
+    },
+  );
+});
+
+interface Logged {
+  level: 'info' | 'warn' | 'error';
+  details: object;
+  message: string;
+}
+
+function silent(logged: Logged[] = []): AuditLogger {
+  return {
+    info: (details, message) => logged.push({ level: 'info', details, message }),
+    warn: (details, message) => logged.push({ level: 'warn', details, message }),
+    error: (details, message) => logged.push({ level: 'error', details, message }),
+  };
+}
+
+describe('saveCheckpoint', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+  afterEach(() => cleanup());
+
+  const storeIn = () => new FileCheckpointStore({ dir, retain: 10 });
+
+  it('saves unsigned, with a warning, a head the tree has not reached yet', async () => {
+    const store = storeIn();
+    const logged: Logged[] = [];
+    await saveCheckpoint(
+      store,
+      head(9),
+      signerOver(new MemoryNodeStore().append(leaves)).signer,
+      silent(logged),
+    );
+    expect(await store.list()).toEqual([head(9)]);
+    expect(logged).toEqual([
+      {
+        level: 'warn',
+        details: { err: expect.any(TreeBeyondSizeError) as unknown, seq: 9 },
+        message: 'audit checkpoint saved unsigned: the Merkle tree has not reached it yet',
+      },
+    ]);
+  });
+
+  it('saves unsigned, with an error, a head its signer refuses', async () => {
+    const store = storeIn();
+    await store.save(signedBy(key, 3, { inputs: numberedLeaves(3).reverse() }));
+    const logged: Logged[] = [];
+    await saveCheckpoint(
+      store,
+      head(5),
+      signerOver(new MemoryNodeStore().append(leaves)).signer,
+      silent(logged),
+    );
+    expect((await store.list()).at(-1)).toEqual(head(5));
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        details: { err: expect.any(CheckpointRefusedError) as unknown, seq: 5 },
+        message: 'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',
+      },
+    ]);
+  });
+
+  it('saves nothing when the tree cannot be read, and passes the error on', async () => {
+    const store = storeIn();
+    const broken = new MemoryNodeStore().append(leaves);
+    broken.failure = new Error('tree storage unreachable');
+    await expect(saveCheckpoint(store, head(5), signerOver(broken).signer, silent())).rejects.toThrow(
+      broken.failure,
+    );
+    expect(await store.list()).toEqual([]);
+  });
+});
