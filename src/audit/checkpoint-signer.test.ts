@@ -115,43 +115,35 @@ describe('saveCheckpoint', () => {
 
   const storeIn = () => new FileCheckpointStore({ dir, retain: 10 });
 
-  it('saves unsigned, with a warning, a head the tree has not reached yet', async () => {
+  it.each([
+    [
+      'a head the tree has not reached yet',
+      9,
+      undefined,
+      'warn',
+      TreeBeyondSizeError,
+      'audit checkpoint saved unsigned: the Merkle tree has not reached it yet',
+    ],
+    [
+      'a head its signer refuses',
+      5,
+      signedBy(key, 3, { inputs: numberedLeaves(3).reverse() }),
+      'error',
+      CheckpointRefusedError,
+      'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',
+    ],
+  ] as const)('saves unsigned %s, and logs why', async (_name, seq, earlier, level, refusal, message) => {
     const store = storeIn();
+    if (earlier) await store.save(earlier);
     const logged: Logged[] = [];
     await saveCheckpoint(
       store,
-      head(9),
+      head(seq),
       signerOver(new MemoryNodeStore().append(leaves)).signer,
       silent(logged),
     );
-    expect(await store.list()).toEqual([head(9)]);
-    expect(logged).toEqual([
-      {
-        level: 'warn',
-        details: { err: expect.any(TreeBeyondSizeError) as unknown, seq: 9 },
-        message: 'audit checkpoint saved unsigned: the Merkle tree has not reached it yet',
-      },
-    ]);
-  });
-
-  it('saves unsigned, with an error, a head its signer refuses', async () => {
-    const store = storeIn();
-    await store.save(signedBy(key, 3, { inputs: numberedLeaves(3).reverse() }));
-    const logged: Logged[] = [];
-    await saveCheckpoint(
-      store,
-      head(5),
-      signerOver(new MemoryNodeStore().append(leaves)).signer,
-      silent(logged),
-    );
-    expect((await store.list()).at(-1)).toEqual(head(5));
-    expect(logged).toEqual([
-      {
-        level: 'error',
-        details: { err: expect.any(CheckpointRefusedError) as unknown, seq: 5 },
-        message: 'audit checkpoint NOT signed: the tree does not extend the last signed checkpoint',
-      },
-    ]);
+    expect((await store.list()).at(-1)).toEqual(head(seq));
+    expect(logged).toEqual([{ level, details: { err: expect.any(refusal) as unknown, seq }, message }]);
   });
 
   it('saves nothing when the tree cannot be read, and passes the error on', async () => {
