@@ -104,7 +104,6 @@ class CanonicalWriter {
     let markedAfterMember = false;
     for (const key in record) {
       if (!Object.hasOwn(record, key)) continue;
-      // Stryker disable next-line EqualityOperator: key equals placeOf only in an object that has the member already (an event with its own `hash` seals wrong either way)
       if (placeOf !== undefined && mark === undefined && key > placeOf) {
         mark = this.length;
         markedAfterMember = written;
@@ -112,7 +111,6 @@ class CanonicalWriter {
       written = this.member(key, record[key], written) || written;
     }
     this.byte(0x7d); // }
-    // Stryker disable next-line ConditionalExpression: a place nobody asked for is dropped by the caller
     return placeOf === undefined ? undefined : this.place(mark, markedAfterMember, written);
   }
 
@@ -123,7 +121,6 @@ class CanonicalWriter {
     // Stryker disable next-line BooleanLiteral: as in object()
     let markedAfterMember = false;
     for (const key of Object.keys(record).sort()) {
-      // Stryker disable next-line EqualityOperator: as in object()
       if (placeOf !== undefined && mark === undefined && key > placeOf) {
         mark = this.length;
         markedAfterMember = written;
@@ -131,7 +128,6 @@ class CanonicalWriter {
       written = this.member(key, record[key], written) || written;
     }
     this.byte(0x7d);
-    // Stryker disable next-line ConditionalExpression: as in object()
     return placeOf === undefined ? undefined : this.place(mark, markedAfterMember, written);
   }
 
@@ -157,9 +153,8 @@ class CanonicalWriter {
   }
 
   private string(text: string): void {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: which path writes a string changes only the speed: both write what JSON.stringify does (tested)
+    // Stryker disable next-line EqualityOperator: which path writes a string changes only the speed: both write what JSON.stringify does (tested)
     if (text.length <= SHORT_STRING && this.shortString(text)) return;
-    // Stryker disable next-line ConditionalExpression: JSON.stringify writes a string with nothing to escape as the lines below do
     if (NEEDS_ESCAPING.test(text)) {
       this.utf8(JSON.stringify(text));
       return;
@@ -201,9 +196,7 @@ class CanonicalWriter {
   }
 
   private reserve(more: number): void {
-    // Stryker disable next-line EqualityOperator: growing when the bytes would just fit changes only the size
     if (this.length + more <= this.bytes.length) return;
-    // Stryker disable next-line ArithmeticOperator: growing to just what is needed changes only how often it grows
     const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + more));
     this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
@@ -216,11 +209,10 @@ function ownKeysAscending(record: Record<string, unknown>): boolean {
   for (const key in record) {
     // Stryker disable next-line ConditionalExpression: inherited keys enumerate after own ones, so they can only send an object to sortedObject, which writes the same
     if (!Object.hasOwn(record, key)) continue;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: keys are distinct and compare false with undefined; a false answer only sends the object to sortedObject, which writes the same
     if (previous !== undefined && key < previous) return false;
     previous = key;
   }
-  // Stryker disable next-line BooleanLiteral: as above
+  // Stryker disable next-line BooleanLiteral: false only sends every object to sortedObject, which writes the same bytes
   return true;
 }
 

@@ -83,7 +83,6 @@ function sortKeys(keys: string[]): string[] {
  * batch, where it would fail every other entry of the batch too.
  */
 export function assertCanonicalisable(value: unknown): void {
-  // Stryker disable next-line ConditionalExpression: true writes every value, which throws exactly what it would throw anyway; the check only spares the write
   if (!canonicalisable(value)) canonicalJson(value);
 }
 
@@ -100,12 +99,12 @@ function canonicalisable(value: unknown): boolean {
     case 'object':
       // Stryker disable next-line BooleanLiteral: false only hands the value to canonicalJson to decide
       if (value === null) return true;
-      // Stryker disable next-line ArrowFunction,ConditionalExpression: these answer false for more arrays; false only hands the value to canonicalJson to decide
+      // Stryker disable next-line ArrowFunction: it answers false for any item; false only hands the value to canonicalJson to decide
       if (Array.isArray(value)) return value.every((item) => item === undefined || canonicalisable(item));
       if (hasToJson(value)) return false;
       for (const key in value) {
         const member = (value as Record<string, unknown>)[key];
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: these answer false for more objects; false only hands the value to canonicalJson to decide
+        // Stryker disable next-line LogicalOperator: it answers false for more objects; false only hands the value to canonicalJson to decide
         if (member !== undefined && !canonicalisable(member)) return false;
       }
       // Stryker disable next-line BooleanLiteral: false only hands the value to canonicalJson to decide
@@ -194,7 +193,6 @@ function spliced(canonical: Buffer, place: MemberPlace, member: string): Buffer 
 /** The `hash` member's text where it goes; the hash is `sha256:` and hex, nothing to escape. */
 function hashMember(hashText: string, place: MemberPlace): string {
   if (place.afterMember) return `,"hash":"${hashText}"`;
-  // Stryker disable next-line StringLiteral: no entry ends with its hash: previous_hash and seq, in every entry, sort after it (the template before is tested)
   return place.beforeMember ? `"hash":"${hashText}",` : `"hash":"${hashText}"`;
 }
 
@@ -222,12 +220,10 @@ function linkedInCanonicalOrder(event: AuditEventInput, id: string, seq: number,
   let members = 0;
   // Stryker disable next-line BlockStatement: an event spread into the entry seals the same bytes (tested), only slower
   for (const key in event) {
-    // Stryker disable next-line ConditionalExpression: true spreads every event; as above
     if (!EVENT_MEMBERS.has(key)) return { ...event, id, seq, previous_hash: previousHash };
     // Stryker disable next-line UpdateOperator: the count never matches, so every event is spread; as above
     members++;
   }
-  // Stryker disable next-line ConditionalExpression: true spreads every event; as above (false is tested)
   if (members !== EVENT_MEMBERS.size) return { ...event, id, seq, previous_hash: previousHash };
   return {
     actor_id: event.actor_id,

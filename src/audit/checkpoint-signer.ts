@@ -50,7 +50,6 @@ export class CheckpointSigner {
     const root = await this.tree.root(head.seq);
     if (previous?.note !== undefined) {
       await this.checkExtends(previous.note, head.seq, root).catch((err: unknown) => {
-        // Stryker disable next-line ConditionalExpression: checkExtends throws nothing but CheckpointRefusedError (each step that can throw is wrapped), so true tells the events of the same refusals (false is tested)
         if (err instanceof CheckpointRefusedError) this.signing.events?.signingRefused?.();
         throw err;
       });
@@ -62,7 +61,6 @@ export class CheckpointSigner {
   /** The witnesses' cosignature lines of a signed checkpoint (none when none cosigned). */
   cosign(signed: SignedCheckpoint, previous: Checkpoint | undefined, logger: AuditLogger) {
     const witnesses = this.signing.witnesses ?? [];
-    // Stryker disable next-line ConditionalExpression: gatherCosignatures asks no one from an empty list and returns [] too
     if (witnesses.length === 0) return Promise.resolve([]);
     return gatherCosignatures(
       witnesses,

@@ -52,7 +52,6 @@ export class LineChainVerifier {
 
   pushLine(text: string, lineNumber: number): void {
     // An entry starts with its brace: only other lines need the blank test.
-    // Stryker disable next-line ConditionalExpression: a line that opens with '{' is not blank either: testing it too changes only the speed
     if (text.charCodeAt(0) !== OPENING_BRACE && text.trim() === '') return;
     // Stored bytes that prove their own hash need no parse; anything else takes the full path.
     const link = this.firstBreak ? undefined : sealedLink(text);
