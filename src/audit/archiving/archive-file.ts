@@ -58,7 +58,9 @@ export async function verifyArchive(
 ): Promise<LineVerifyReport> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   const report = await verifyExportStream(lines, { checkpoints: [end], ...(start ? { start } : {}) });
-  if (report.ok && (report.head.seq !== end.seq || report.head.hash !== end.hash)) {
+  // The verifier checked the entry at end.seq against end's hash, and that none is missing
+  // before it: what is left is an archive that runs past it.
+  if (report.ok && report.head.seq !== end.seq) {
     return {
       ...report,
       ok: false,
@@ -86,6 +88,7 @@ export async function digestFile(path: string): Promise<{ bytes: number; sha256:
 export async function renameDurably(from: string, to: string): Promise<void> {
   await rename(from, to);
   const dir = await open(dirname(to), constants.O_RDONLY);
+  // Stryker disable next-line BlockStatement: the folder's fsync keeps the rename through a power cut, which no test can cause
   try {
     await dir.sync();
   } finally {

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../audit-log.js';
+import type { AuditEntry, AuditLog, Checkpoint, RetentionAnchor } from '../audit-log.js';
 import { storedText } from '../chain.js';
 import { LineChainVerifier, type LineVerifyOptions } from '../export-verify.js';
 import type { FileAuditLog } from '../file/file-audit-log.js';
@@ -18,20 +19,20 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-/** A log checkpointing every 10 entries, with checkpoint times from `clock`. */
-function open(): Promise<FileAuditLog> {
-  return openLog(join(dir, 'log'), { checkpointEvery: { entries: 10, seconds: 3600 }, now: () => clock });
+/** A log checkpointing every `every` entries, with checkpoint times from `clock`. */
+function open(every = 10): Promise<FileAuditLog> {
+  return openLog(join(dir, 'log'), { checkpointEvery: { entries: every, seconds: 3600 }, now: () => clock });
 }
 
 /** Appends count entries, one simulated hour apart, waiting for the checkpoints they cause. */
-async function appendHours(log: FileAuditLog, count: number): Promise<AuditEntry[]> {
+async function appendHours(log: FileAuditLog, count: number, every = 10): Promise<AuditEntry[]> {
   const entries: AuditEntry[] = [];
   for (let i = 0; i < count; i += 1) {
     clock = new Date(clock.getTime() + 3600_000);
     entries.push(
       await log.append(event({ timestamp: clock.toISOString(), decision_id: `dec-${clock.getTime()}` })),
     );
-    if (entries.at(-1)!.seq % 10 === 0)
+    if (entries.at(-1)!.seq % every === 0)
       await until(async () => (await log.checkpoints()).at(-1)?.seq === entries.at(-1)!.seq);
   }
   return entries;
@@ -132,7 +133,9 @@ describe('archiving the oldest audit entries', () => {
       path: () => join(dir, 'a.jsonl'),
     });
     expect(result).toMatchObject({ archive: null, retained: { from_seq: 1, anchor: null } });
-    expect(result.message).toMatch(/nothing to archive/);
+    expect(result.message).toBe(
+      `nothing to archive: no checkpoint after seq 0 was taken before ${entries[5]!.timestamp}`,
+    );
     expect((await log.query({ order: 'asc', limit: 1 })).total).toBe(15);
     await log.close();
   });
@@ -177,6 +180,250 @@ describe('archiving the oldest audit entries', () => {
     expect(concurrent).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT' } });
     expect(rerun).toMatchObject({ status: 'fulfilled', value: { archive: { from_seq: 1, to_seq: 20 } } });
     expect((await log.retained()).from_seq).toBe(21);
+    await log.close();
+  });
+});
+
+/** `log` with some of its methods answered by `overrides` (the rest are the real log's). */
+function withOverrides(log: AuditLog, overrides: Partial<AuditLog>): AuditLog {
+  return new Proxy(log, {
+    get: (target, name, receiver) =>
+      name in overrides ? overrides[name as keyof AuditLog] : Reflect.get(target, name, receiver),
+  });
+}
+
+async function archivedEntries(log: AuditLog): Promise<AuditEntry[]> {
+  return (await log.query({ event_type: 'audit.archived', order: 'asc', limit: 100 })).entries;
+}
+
+describe('what an archive run says and records', () => {
+  it('names the range, count and file archived, and records the retention anchor in its entry', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const result = await new AuditArchiver(log, join(dir, 'archives')).run(
+      new Date(entries[22]!.timestamp),
+      'admin',
+    );
+    expect(result.message).toBe('archived seq 1..20 (20 entries) to audit-000000000001-000000000020.jsonl');
+    const path = join(dir, 'archives', result.archive!.file);
+    const content = await readFile(path);
+    expect(result.archive).toMatchObject({
+      bytes: content.length,
+      sha256: createHash('sha256').update(content).digest('hex'),
+    });
+    const [recorded] = await archivedEntries(log);
+    expect(recorded!.data.anchor).toEqual(result.retained.anchor);
+    expect(result.retained.anchor).toMatchObject({
+      seq: 20,
+      hash: entries[19]!.hash,
+      entry_id: entries[19]!.id,
+      checkpoint_time: entries[19]!.timestamp,
+      archive: result.archive!.file,
+    });
+    await log.close();
+  });
+
+  it('a second run at the same time archives nothing, and says after which seq it looked', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const before = new Date(entries[22]!.timestamp);
+    const archiver = new AuditArchiver(log, join(dir, 'archives'));
+    await archiver.run(before, 'admin');
+    const again = await archiver.run(before, 'admin');
+    expect(again).toMatchObject({ archive: null, retained: { from_seq: 21 } });
+    expect(again.message).toBe(
+      `nothing to archive: no checkpoint after seq 20 was taken before ${before.toISOString()}`,
+    );
+    expect(await archivedEntries(log)).toHaveLength(1);
+    await log.close();
+  });
+
+  it('refuses a time that is not a time, archiving nothing', async () => {
+    const log = await open();
+    await appendHours(log, 12);
+    await expect(
+      archiveAuditLog(log, {
+        before: new Date('not a time'),
+        actor: 'admin',
+        path: () => join(dir, 'a.jsonl'),
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'before is not a valid time' });
+    expect((await log.retained()).from_seq).toBe(1);
+    await log.close();
+  });
+});
+
+describe('which checkpoint ends an archive', () => {
+  it('only one taken strictly before the time: a checkpoint taken at that very time is not', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const checkpoint20 = (await log.checkpoints()).find((c) => c.seq === 20)!;
+    const result = await archiveAuditLog(log, {
+      before: new Date(checkpoint20.time),
+      actor: 'admin',
+      path: () => join(dir, 'a.jsonl'),
+    });
+    expect(result.archive).toMatchObject({ from_seq: 1, to_seq: 10 });
+    expect(entries[9]!.timestamp < checkpoint20.time).toBe(true);
+    await log.close();
+  });
+
+  it('one at the head of the log, and one at the first retained entry', async () => {
+    const log = await open(1);
+    const entries = await appendHours(log, 3, 1);
+    // Checkpoints at every seq: the one at seq 1 was taken at the first entry's hour.
+    const first = await archiveAuditLog(log, {
+      before: new Date(Date.parse(entries[0]!.timestamp) + 1),
+      actor: 'admin',
+      path: () => join(dir, 'first.jsonl'),
+    });
+    expect(first.archive).toMatchObject({ from_seq: 1, to_seq: 1 });
+    // The audit.archived entry is seq 4; its checkpoint is the head.
+    await until(async () => (await log.checkpoints()).at(-1)?.seq === 4);
+    const toHead = await archiveAuditLog(log, {
+      before: new Date('2100-01-01T00:00:00.000Z'),
+      actor: 'admin',
+      path: () => join(dir, 'second.jsonl'),
+    });
+    expect(toHead.archive).toMatchObject({ from_seq: 2, to_seq: 4 });
+    await log.close();
+  });
+
+  it('never one past the head the log holds', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const beyond: Checkpoint = {
+      seq: 40,
+      hash: `sha256:${'0'.repeat(64)}`,
+      entry_id: 'gone',
+      time: entries[0]!.timestamp,
+    };
+    const truncated = withOverrides(log, {
+      checkpoints: async () => [...(await log.checkpoints()), beyond],
+    });
+    const result = await archiveAuditLog(truncated, {
+      before: new Date('2100-01-01T00:00:00.000Z'),
+      actor: 'admin',
+      path: () => join(dir, 'a.jsonl'),
+    });
+    expect(result.archive).toMatchObject({ from_seq: 1, to_seq: 20 });
+    await log.close();
+  });
+});
+
+describe('an archive run that went wrong', () => {
+  it('removes nothing when the archive it wrote does not verify, and keeps it aside as .partial', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    // The log answers nothing past seq 7, as if entries were lost while it was read.
+    const lossy = withOverrides(log, {
+      query: async (q) => {
+        const page = await log.query(q);
+        return { ...page, entries: page.entries.filter((e) => e.seq <= 7) };
+      },
+    });
+    const path = join(dir, 'a.jsonl');
+    await expect(
+      archiveAuditLog(lossy, { before: new Date(entries[22]!.timestamp), actor: 'admin', path: () => path }),
+    ).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `the archive written to ${path}.partial does not verify (seq 8: log ends at seq 7 but checkpoint 20 exists: entries were truncated); nothing was removed from the log`,
+    });
+    expect((await linesOf(`${path}.partial`)).length).toBe(7);
+    await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await log.retained()).from_seq).toBe(1);
+    await log.close();
+  });
+
+  it('a rerun after a run stopped between the trim and its entry records the entry, once', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const before = new Date(entries[22]!.timestamp);
+    const archiver = new AuditArchiver(log, join(dir, 'archives'));
+    await expect(
+      archiver.run(before, 'admin', {
+        onStep: (step) => {
+          if (step === 'trimmed') throw new Error('killed');
+        },
+      }),
+    ).rejects.toThrow('killed');
+    expect(await archivedEntries(log)).toEqual([]);
+
+    const rerun = await archiver.run(before, 'operator');
+    expect(rerun.archive).toBeNull();
+    const recorded = await archivedEntries(log);
+    expect(recorded).toHaveLength(1);
+    const anchor = (await log.retained()).anchor!;
+    expect(recorded[0]).toMatchObject({
+      actor_id: 'operator',
+      data: {
+        file: anchor.archive,
+        to_seq: 20,
+        anchor: { ...anchor },
+        note: 'recorded by a rerun: the run that archived these entries stopped before recording it',
+      },
+    });
+    await archiver.run(before, 'operator');
+    expect(await archivedEntries(log)).toHaveLength(1);
+    await log.close();
+  });
+
+  it('a rerun after a run stopped between recording the anchor and cutting the entries finishes the cut', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    // A backend that had stored the anchor, then stopped before removing the entries.
+    let stored: RetentionAnchor | null = null;
+    const halfTrimmed = withOverrides(log, {
+      trim: async (anchor) => {
+        if (!stored) {
+          stored = anchor;
+          throw new Error('killed');
+        }
+        await log.trim(anchor);
+      },
+      retained: async () => (stored ? { from_seq: stored.seq + 1, anchor: stored } : log.retained()),
+    });
+    const request = {
+      before: new Date(entries[22]!.timestamp),
+      actor: 'admin',
+      path: () => join(dir, 'a.jsonl'),
+    };
+    await expect(archiveAuditLog(halfTrimmed, request)).rejects.toThrow('killed');
+    expect((await log.retained()).from_seq).toBe(1);
+
+    const rerun = await archiveAuditLog(halfTrimmed, request);
+    expect(rerun.archive).toBeNull();
+    expect((await log.retained()).from_seq).toBe(21);
+    expect((await log.query({ order: 'asc', limit: 1 })).entries[0]!.seq).toBe(21);
+    expect(await archivedEntries(log)).toHaveLength(1);
+    await log.close();
+  });
+});
+
+describe('AuditArchiver', () => {
+  it('names archives by their zero-padded range, so that names sort in chain order', () => {
+    expect(archiveFileName({ from_seq: 1, to_seq: 20 })).toBe('audit-000000000001-000000000020.jsonl');
+    expect(archiveFileName({ from_seq: 123_456_789_012, to_seq: 123_456_789_999 })).toBe(
+      'audit-123456789012-123456789999.jsonl',
+    );
+  });
+
+  it('says what archiving through the API needs when it has no folder, and that a run is in progress', async () => {
+    const log = await open();
+    await expect(new AuditArchiver(log, undefined).run(new Date(), 'admin')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message:
+        'archiving through the API needs --audit-archive-dir (a persistent folder) with --redis; or run arbiter audit archive --redis',
+    });
+    const archiver = new AuditArchiver(log, join(dir, 'archives'));
+    const [, second] = await Promise.allSettled([
+      archiver.run(new Date(), 'admin'),
+      archiver.run(new Date(), 'admin'),
+    ]);
+    expect(second).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'CONFLICT', message: 'an archive run is in progress; try again when it ends' },
+    });
     await log.close();
   });
 });
