@@ -1,7 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Checkpoint } from '../../src/audit/audit-log.js';
-import { ConfigMapCheckpointStore } from '../../src/audit/kube/index.js';
+import { CHECKPOINTS_KEY, ConfigMapCheckpointStore } from '../../src/audit/kube/index.js';
 import { openRedisAuditLog } from '../../src/audit/redis/index.js';
 import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
@@ -70,6 +70,158 @@ describeWithControlPlane('ConfigMap checkpoint store on a real kube-apiserver', 
     const seqs = Array.from({ length: 12 }, (_, i) => i + 1);
     await Promise.all(seqs.map((seq) => (seq % 2 === 0 ? a : b).save(checkpoint(seq))));
     expect((await a.list()).map((c) => c.seq)).toEqual(seqs);
+  });
+
+  it('refuses a retention that is not a positive whole number of checkpoints', () => {
+    for (const retain of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => store('audit-bad-retain', retain)).toThrow(
+        expect.objectContaining({ code: 'INVALID_REQUEST', message: 'retain must be a positive integer' }),
+      );
+    }
+    expect(() => store('audit-one', 1)).not.toThrow();
+  });
+
+  it("creates the ConfigMap with its labels, in the file store's format, and keeps keys others wrote", async () => {
+    const labels = { 'app.kubernetes.io/name': 'arbiter' };
+    const checkpoints = new ConfigMapCheckpointStore({
+      api,
+      namespace: NAMESPACE,
+      name: 'audit-format',
+      retain: 5,
+      labels,
+    });
+    await checkpoints.save(checkpoint(2));
+    const created = await api.readNamespacedConfigMap({ name: 'audit-format', namespace: NAMESPACE });
+    expect(created.metadata?.labels).toEqual(labels);
+    expect(created.data).toEqual({
+      [CHECKPOINTS_KEY]: `${JSON.stringify({ checkpoints: [checkpoint(2)] }, null, 2)}\n`,
+    });
+    await api.replaceNamespacedConfigMap({
+      name: 'audit-format',
+      namespace: NAMESPACE,
+      body: { ...created, data: { ...created.data, 'README.txt': 'written by an admin' } },
+    });
+    await checkpoints.save(checkpoint(1));
+    const replaced = await api.readNamespacedConfigMap({ name: 'audit-format', namespace: NAMESPACE });
+    expect(replaced.data).toEqual({
+      'README.txt': 'written by an admin',
+      [CHECKPOINTS_KEY]: `${JSON.stringify({ checkpoints: [checkpoint(1), checkpoint(2)] }, null, 2)}\n`,
+    });
+    expect(replaced.metadata?.labels).toEqual(labels);
+  });
+
+  it('lists checkpoints in seq order whatever order the ConfigMap holds them in, and none without its key', async () => {
+    await api.createNamespacedConfigMap({
+      namespace: NAMESPACE,
+      body: {
+        metadata: { name: 'audit-unsorted' },
+        data: {
+          [CHECKPOINTS_KEY]: JSON.stringify({ checkpoints: [checkpoint(9), checkpoint(3), checkpoint(6)] }),
+        },
+      },
+    });
+    expect((await store('audit-unsorted').list()).map((c) => c.seq)).toEqual([3, 6, 9]);
+    await api.createNamespacedConfigMap({
+      namespace: NAMESPACE,
+      body: { metadata: { name: 'audit-other-keys' }, data: { 'other.json': '{}' } },
+    });
+    expect(await store('audit-other-keys').list()).toEqual([]);
+  });
+
+  it('refuses a ConfigMap that does not hold a checkpoint list, to read or to save into', async () => {
+    const holding = [
+      'not json',
+      '{}',
+      '{"checkpoints": {}}',
+      JSON.stringify({ checkpoints: [{ seq: 'one' }] }),
+    ];
+    for (const [i, text] of holding.entries()) {
+      const name = `audit-garbled-${i}`;
+      await api.createNamespacedConfigMap({
+        namespace: NAMESPACE,
+        body: { metadata: { name }, data: { [CHECKPOINTS_KEY]: text } },
+      });
+      const refusal = {
+        code: 'INTERNAL',
+        message: `ConfigMap ${NAMESPACE}/${name} does not hold a checkpoint list`,
+      };
+      await expect(store(name).list()).rejects.toMatchObject(refusal);
+      await expect(store(name).save(checkpoint(1))).rejects.toMatchObject(refusal);
+      const kept = await api.readNamespacedConfigMap({ name, namespace: NAMESPACE });
+      expect(kept.data?.[CHECKPOINTS_KEY]).toBe(text);
+    }
+  });
+
+  it('gives up with a conflict when another writer changes the ConfigMap between every read and write', async () => {
+    await store('audit-busy').save(checkpoint(1));
+    let writes = 0;
+    // Each read is followed by a real change from someone else, so each replace meets a 409.
+    const busy: ConstructorParameters<typeof ConfigMapCheckpointStore>[0]['api'] = {
+      readNamespacedConfigMap: async (request) => {
+        const read = await api.readNamespacedConfigMap(request);
+        const other = await api.readNamespacedConfigMap(request);
+        await api.replaceNamespacedConfigMap({
+          ...request,
+          body: { ...other, data: { ...other.data, other: String(Math.random()) } },
+        });
+        return read;
+      },
+      createNamespacedConfigMap: (request) => api.createNamespacedConfigMap(request),
+      replaceNamespacedConfigMap: (request) => {
+        writes += 1;
+        return api.replaceNamespacedConfigMap(request);
+      },
+    };
+    const limited = new ConfigMapCheckpointStore({
+      api: busy,
+      namespace: NAMESPACE,
+      name: 'audit-busy',
+      retain: 5,
+      maxAttempts: 3,
+    });
+    await expect(limited.save(checkpoint(2))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `checkpoint ConfigMap ${NAMESPACE}/audit-busy kept changing; gave up after 3 attempts`,
+    });
+    expect(writes).toBe(3);
+    writes = 0;
+    const byDefault = new ConfigMapCheckpointStore({
+      api: busy,
+      namespace: NAMESPACE,
+      name: 'audit-busy',
+      retain: 5,
+    });
+    await expect(byDefault.save(checkpoint(2))).rejects.toMatchObject({
+      message: /gave up after 8 attempts/,
+    });
+    expect(writes).toBe(8);
+    expect((await store('audit-busy').list()).map((c) => c.seq)).toEqual([1]);
+  });
+
+  it('passes on a refusal of the API server other than a missing ConfigMap or a conflict', async () => {
+    const asAlice = controlPlane().makeKubeConfig('alice').makeApiClient(CoreV1Api);
+    const forbidden = new ConfigMapCheckpointStore({
+      api: asAlice,
+      namespace: NAMESPACE,
+      name: 'audit-retain',
+      retain: 3,
+    });
+    await expect(forbidden.list()).rejects.toMatchObject({ code: 403 });
+    await expect(forbidden.save(checkpoint(60))).rejects.toMatchObject({ code: 403 });
+    // A user who may read but not write is refused at the write, not retried.
+    const readOnly = {
+      readNamespacedConfigMap: (request: { name: string; namespace: string }) =>
+        api.readNamespacedConfigMap(request),
+      createNamespacedConfigMap: asAlice.createNamespacedConfigMap.bind(asAlice),
+      replaceNamespacedConfigMap: asAlice.replaceNamespacedConfigMap.bind(asAlice),
+    };
+    const writer = new ConfigMapCheckpointStore({
+      api: readOnly,
+      namespace: NAMESPACE,
+      name: 'audit-retain',
+      retain: 3,
+    });
+    await expect(writer.save(checkpoint(60))).rejects.toMatchObject({ code: 403 });
   });
 
   it('checkpoints a Redis audit chain and verifies entries from the nearest checkpoint', async () => {
