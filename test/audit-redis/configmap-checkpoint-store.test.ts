@@ -134,6 +134,8 @@ describeWithControlPlane('ConfigMap checkpoint store on a real kube-apiserver', 
       '{}',
       '{"checkpoints": {}}',
       JSON.stringify({ checkpoints: [{ seq: 'one' }] }),
+      // One good checkpoint does not make the list good.
+      JSON.stringify({ checkpoints: [checkpoint(1), { ...checkpoint(2), seq: 2.5 }] }),
     ];
     for (const [i, text] of holding.entries()) {
       const name = `audit-garbled-${i}`;

@@ -98,7 +98,7 @@ export class ConfigMapCheckpointStore implements CheckpointStore {
     try {
       list = (JSON.parse(text) as { checkpoints?: unknown }).checkpoints;
     } catch {
-      list = undefined;
+      // Not JSON: list stays undefined, refused below.
     }
     if (!Array.isArray(list) || !list.every(isCheckpoint)) {
       throw new ArbiterError(
