@@ -3,11 +3,12 @@ import { readdirSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, AuditLog, AuditQuery, Checkpoint } from '../audit-log.js';
+import type { AuditEntry, AuditQuery, Checkpoint } from '../audit-log.js';
 import { storedText } from '../chain.js';
 import type { FileAuditLog } from '../file/file-audit-log.js';
 import { event, openLog, tempDir } from '../file/test-fixtures.js';
 import { digestFile, renameDurably, verifyArchive, writeArchive } from './archive-file.js';
+import { answeringUpTo, linesOf, withOverrides } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -25,24 +26,8 @@ async function logWith(count: number): Promise<{ log: FileAuditLog; entries: Aud
   return { log, entries: entries.sort((a, b) => a.seq - b.seq) };
 }
 
-/** `log`, with its query answered by `query` (given the real one). */
-function withQuery(
-  log: AuditLog,
-  query: (q: AuditQuery, real: AuditLog['query']) => ReturnType<AuditLog['query']>,
-): AuditLog {
-  const real = log.query.bind(log);
-  return new Proxy(log, {
-    get: (target, name, receiver) =>
-      name === 'query' ? (q: AuditQuery) => query(q, real) : Reflect.get(target, name, receiver),
-  });
-}
-
 function checkpointOf(entry: AuditEntry): Checkpoint {
   return { seq: entry.seq, hash: entry.hash, entry_id: entry.id, time: entry.timestamp };
-}
-
-async function linesOf(path: string): Promise<string[]> {
-  return (await readFile(path, 'utf8')).split('\n').filter((l) => l !== '');
 }
 
 const openFiles = (): number => readdirSync('/proc/self/fd').length;
@@ -51,9 +36,11 @@ describe('writeArchive', () => {
   it('writes the stored lines of the range, reading it in pages of at most 1,000 entries and nothing past it', async () => {
     const { log, entries } = await logWith(1_100);
     const asked: AuditQuery[] = [];
-    const counted = withQuery(log, (q, real) => {
-      asked.push(q);
-      return real(q);
+    const counted = withOverrides(log, {
+      query: (q) => {
+        asked.push(q);
+        return log.query(q);
+      },
     });
     const path = join(dir, 'archive.jsonl');
     await writeArchive(counted, path, 3, 1_050);
@@ -69,7 +56,7 @@ describe('writeArchive', () => {
 
   it('never writes an entry past the range, even from a log that answers whole pages', async () => {
     const { log, entries } = await logWith(30);
-    const generous = withQuery(log, (q, real) => real({ ...q, limit: 1_000 }));
+    const generous = withOverrides(log, { query: (q) => log.query({ ...q, limit: 1_000 }) });
     const path = join(dir, 'archive.jsonl');
     await writeArchive(generous, path, 1, 12);
     expect(await linesOf(path)).toEqual(entries.slice(0, 12).map(storedText));
@@ -78,11 +65,7 @@ describe('writeArchive', () => {
 
   it('stops at a gap, writing what came before it, and leaves no file open', async () => {
     const { log, entries } = await logWith(20);
-    // The log answers nothing past seq 7: as if the rest were gone.
-    const gap = withQuery(log, async (q, real) => {
-      const page = await real(q);
-      return { ...page, entries: page.entries.filter((e) => e.seq <= 7) };
-    });
+    const gap = answeringUpTo(log, 7);
     const path = join(dir, 'archive.jsonl');
     const before = openFiles();
     await writeArchive(gap, path, 1, 20);
@@ -95,7 +78,7 @@ describe('writeArchive', () => {
 
   it('closes the file when the log fails mid-way', async () => {
     const { log } = await logWith(5);
-    const failing = withQuery(log, () => Promise.reject(new Error('log unavailable')));
+    const failing = withOverrides(log, { query: () => Promise.reject(new Error('log unavailable')) });
     const before = openFiles();
     await expect(writeArchive(failing, join(dir, 'archive.jsonl'), 1, 5)).rejects.toThrow('log unavailable');
     expect(openFiles()).toBe(before);

@@ -7,8 +7,9 @@ import { storedText } from '../chain.js';
 import { LineChainVerifier, type LineVerifyOptions } from '../export-verify.js';
 import type { FileAuditLog } from '../file/file-audit-log.js';
 import { event, openLog, tempDir } from '../file/test-fixtures.js';
-import { archiveAuditLog } from './audit-archiver.js';
+import { type ArchiveRequest, archiveAuditLog } from './audit-archiver.js';
 import { AuditArchiver, archiveFileName } from './audit-archiver-service.js';
+import { answeringUpTo, linesOf, withOverrides } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -22,6 +23,11 @@ afterEach(() => cleanup());
 /** A log checkpointing every `every` entries, with checkpoint times from `clock`. */
 function open(every = 10): Promise<FileAuditLog> {
   return openLog(join(dir, 'log'), { checkpointEvery: { entries: every, seconds: 3600 }, now: () => clock });
+}
+
+/** An archive run's request: by admin, to `file` in the test's folder. */
+function archiveBefore(before: Date, file = 'a.jsonl'): ArchiveRequest {
+  return { before, actor: 'admin', path: () => join(dir, file) };
 }
 
 /** Appends count entries, one simulated hour apart, waiting for the checkpoints they cause. */
@@ -47,10 +53,6 @@ function verifyLines(lines: string[], options: LineVerifyOptions = {}) {
   const verifier = new LineChainVerifier(options);
   lines.forEach((line, i) => verifier.pushLine(line, i + 1));
   return verifier.finish();
-}
-
-async function linesOf(path: string): Promise<string[]> {
-  return (await readFile(path, 'utf8')).split('\n').filter((l) => l !== '');
 }
 
 describe('archiving the oldest audit entries', () => {
@@ -127,11 +129,7 @@ describe('archiving the oldest audit entries', () => {
   it('archives nothing when no checkpoint past the retained start is older than the time', async () => {
     const log = await open();
     const entries = await appendHours(log, 15);
-    const result = await archiveAuditLog(log, {
-      before: new Date(entries[5]!.timestamp),
-      actor: 'admin',
-      path: () => join(dir, 'a.jsonl'),
-    });
+    const result = await archiveAuditLog(log, archiveBefore(new Date(entries[5]!.timestamp)));
     expect(result).toMatchObject({ archive: null, retained: { from_seq: 1, anchor: null } });
     expect(result.message).toBe(
       `nothing to archive: no checkpoint after seq 0 was taken before ${entries[5]!.timestamp}`,
@@ -184,14 +182,6 @@ describe('archiving the oldest audit entries', () => {
   });
 });
 
-/** `log` with some of its methods answered by `overrides` (the rest are the real log's). */
-function withOverrides(log: AuditLog, overrides: Partial<AuditLog>): AuditLog {
-  return new Proxy(log, {
-    get: (target, name, receiver) =>
-      name in overrides ? overrides[name as keyof AuditLog] : Reflect.get(target, name, receiver),
-  });
-}
-
 async function archivedEntries(log: AuditLog): Promise<AuditEntry[]> {
   return (await log.query({ event_type: 'audit.archived', order: 'asc', limit: 100 })).entries;
 }
@@ -241,13 +231,10 @@ describe('what an archive run says and records', () => {
   it('refuses a time that is not a time, archiving nothing', async () => {
     const log = await open();
     await appendHours(log, 12);
-    await expect(
-      archiveAuditLog(log, {
-        before: new Date('not a time'),
-        actor: 'admin',
-        path: () => join(dir, 'a.jsonl'),
-      }),
-    ).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'before is not a valid time' });
+    await expect(archiveAuditLog(log, archiveBefore(new Date('not a time')))).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'before is not a valid time',
+    });
     expect((await log.retained()).from_seq).toBe(1);
     await log.close();
   });
@@ -258,11 +245,7 @@ describe('which checkpoint ends an archive', () => {
     const log = await open();
     const entries = await appendHours(log, 25);
     const checkpoint20 = (await log.checkpoints()).find((c) => c.seq === 20)!;
-    const result = await archiveAuditLog(log, {
-      before: new Date(checkpoint20.time),
-      actor: 'admin',
-      path: () => join(dir, 'a.jsonl'),
-    });
+    const result = await archiveAuditLog(log, archiveBefore(new Date(checkpoint20.time)));
     expect(result.archive).toMatchObject({ from_seq: 1, to_seq: 10 });
     expect(entries[9]!.timestamp < checkpoint20.time).toBe(true);
     await log.close();
@@ -272,19 +255,17 @@ describe('which checkpoint ends an archive', () => {
     const log = await open(1);
     const entries = await appendHours(log, 3, 1);
     // Checkpoints at every seq: the one at seq 1 was taken at the first entry's hour.
-    const first = await archiveAuditLog(log, {
-      before: new Date(Date.parse(entries[0]!.timestamp) + 1),
-      actor: 'admin',
-      path: () => join(dir, 'first.jsonl'),
-    });
+    const first = await archiveAuditLog(
+      log,
+      archiveBefore(new Date(Date.parse(entries[0]!.timestamp) + 1), 'first.jsonl'),
+    );
     expect(first.archive).toMatchObject({ from_seq: 1, to_seq: 1 });
     // The audit.archived entry is seq 4; its checkpoint is the head.
     await until(async () => (await log.checkpoints()).at(-1)?.seq === 4);
-    const toHead = await archiveAuditLog(log, {
-      before: new Date('2100-01-01T00:00:00.000Z'),
-      actor: 'admin',
-      path: () => join(dir, 'second.jsonl'),
-    });
+    const toHead = await archiveAuditLog(
+      log,
+      archiveBefore(new Date('2100-01-01T00:00:00.000Z'), 'second.jsonl'),
+    );
     expect(toHead.archive).toMatchObject({ from_seq: 2, to_seq: 4 });
     await log.close();
   });
@@ -301,11 +282,7 @@ describe('which checkpoint ends an archive', () => {
     const truncated = withOverrides(log, {
       checkpoints: async () => [...(await log.checkpoints()), beyond],
     });
-    const result = await archiveAuditLog(truncated, {
-      before: new Date('2100-01-01T00:00:00.000Z'),
-      actor: 'admin',
-      path: () => join(dir, 'a.jsonl'),
-    });
+    const result = await archiveAuditLog(truncated, archiveBefore(new Date('2100-01-01T00:00:00.000Z')));
     expect(result.archive).toMatchObject({ from_seq: 1, to_seq: 20 });
     await log.close();
   });
@@ -315,16 +292,11 @@ describe('an archive run that went wrong', () => {
   it('removes nothing when the archive it wrote does not verify, and keeps it aside as .partial', async () => {
     const log = await open();
     const entries = await appendHours(log, 25);
-    // The log answers nothing past seq 7, as if entries were lost while it was read.
-    const lossy = withOverrides(log, {
-      query: async (q) => {
-        const page = await log.query(q);
-        return { ...page, entries: page.entries.filter((e) => e.seq <= 7) };
-      },
-    });
+    // Entries past seq 7 are lost while the archive is read from the log.
+    const lossy = answeringUpTo(log, 7);
     const path = join(dir, 'a.jsonl');
     await expect(
-      archiveAuditLog(lossy, { before: new Date(entries[22]!.timestamp), actor: 'admin', path: () => path }),
+      archiveAuditLog(lossy, archiveBefore(new Date(entries[22]!.timestamp))),
     ).rejects.toMatchObject({
       code: 'CONFLICT',
       message: `the archive written to ${path}.partial does not verify (seq 8: log ends at seq 7 but checkpoint 20 exists: entries were truncated); nothing was removed from the log`,
@@ -383,11 +355,7 @@ describe('an archive run that went wrong', () => {
       },
       retained: async () => (stored ? { from_seq: stored.seq + 1, anchor: stored } : log.retained()),
     });
-    const request = {
-      before: new Date(entries[22]!.timestamp),
-      actor: 'admin',
-      path: () => join(dir, 'a.jsonl'),
-    };
+    const request = archiveBefore(new Date(entries[22]!.timestamp));
     await expect(archiveAuditLog(halfTrimmed, request)).rejects.toThrow('killed');
     expect((await log.retained()).from_seq).toBe(1);
 
