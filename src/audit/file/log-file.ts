@@ -21,8 +21,10 @@ export interface LogFile {
 
 export type OpenLogFile = (path: string) => Promise<LogFile>;
 
+// Stryker disable next-line BlockStatement: only a crash shows a directory entry that was not made durable
 async function syncDirectory(path: string): Promise<void> {
   const dir = await open(dirname(path), constants.O_RDONLY);
+  // Stryker disable next-line BlockStatement: as above (the close in finally is tested: no descriptor leaks)
   try {
     await dir.sync();
   } finally {
@@ -35,6 +37,7 @@ export const openLogFile: OpenLogFile = async (path) => {
   const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o640);
   const { size } = await handle.stat();
   // A new file's directory entry must be durable too, or a crash can lose the whole file.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a directory fsync is seen only after a crash
   if (size === 0) await syncDirectory(path);
   return {
     size: async () => (await handle.stat()).size,

@@ -25,6 +25,6 @@ export function upperBound(values: readonly number[], target: number, lo = 0, hi
 }
 
 export function containsSorted(values: readonly number[], target: number): boolean {
-  const at = lowerBound(values, target);
-  return at < values.length && values[at] === target;
+  // Past the end the read is undefined, which equals no number: no bounds check needed.
+  return values[lowerBound(values, target)] === target;
 }

@@ -92,3 +92,21 @@ export function probedFile(probe: FileProbe, fileName = AUDIT_LOG_FILE): (path: 
 export function newProbe(): FileProbe {
   return { readBytes: 0, writes: 0, syncs: 0, failNextWrite: false, failNextSync: false };
 }
+
+export interface RecordedRead {
+  position: number;
+  length: number;
+}
+
+/** Wraps a real log file to record each read it is asked for. */
+export function recordingReads(real: LogFile): { file: LogFile; reads: RecordedRead[] } {
+  const reads: RecordedRead[] = [];
+  const file: LogFile = {
+    ...real,
+    read: (length, position) => {
+      reads.push({ position, length });
+      return real.read(length, position);
+    },
+  };
+  return { file, reads };
+}
