@@ -28,6 +28,22 @@ describe('FileCheckpointStore', () => {
     expect(await readdir(dir)).toEqual([CHECKPOINTS_FILE]);
   });
 
+  it.each([0, -1, 1.5, Number.NaN])('refuses to keep %s checkpoints', (retain) => {
+    expect(() => new FileCheckpointStore({ dir, retain })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_REQUEST',
+        message: 'retainCheckpoints must be a positive integer',
+      }) as Error,
+    );
+  });
+
+  it('lists by seq and keeps the newest K whatever order the saves come in', async () => {
+    const store = new FileCheckpointStore({ dir, retain: 3 });
+    for (const seq of [9, 4, 12, 1, 7]) await store.save(checkpoint(seq));
+    expect((await store.list()).map((c) => c.seq)).toEqual([7, 9, 12]);
+    expect((await new FileCheckpointStore({ dir, retain: 3 }).list()).map((c) => c.seq)).toEqual([7, 9, 12]);
+  });
+
   it('never replaces an existing checkpoint at the same seq', async () => {
     const store = new FileCheckpointStore({ dir, retain: 3 });
     await store.save(checkpoint(7, 'sha256:old'));

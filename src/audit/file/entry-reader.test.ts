@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ArbiterError } from '../../model/index.js';
@@ -6,7 +5,7 @@ import type { AuditEntry } from '../audit-log.js';
 import { EntryIndex } from './entry-index.js';
 import { readEntries } from './entry-reader.js';
 import { openLogFile, type LogFile } from './log-file.js';
-import { event, recordingReads, tempDir, type RecordedRead } from './test-fixtures.js';
+import { event, recordingReads, tempDir, writeIndexedLines, type RecordedRead } from './test-fixtures.js';
 
 const MiB = 1 << 20;
 
@@ -45,16 +44,8 @@ async function logOf(
   written: AuditEntry[],
   indexed: AuditEntry[] = written,
 ): Promise<{ file: LogFile; index: EntryIndex; reads: RecordedRead[] }> {
-  const lines = written.map((e) => JSON.stringify(e));
   const path = join(dir, 'audit.log');
-  await writeFile(path, lines.map((l) => `${l}\n`).join(''));
-  const index = new EntryIndex();
-  let offset = 0;
-  indexed.forEach((e, i) => {
-    const length = Buffer.byteLength(lines[i]!);
-    index.add(e, offset, length);
-    offset += length + 1;
-  });
+  const index = await writeIndexedLines(path, written, indexed);
   const real = await openLogFile(path);
   opened.push(real);
   return { ...recordingReads(real), index };

@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { AuditEventInput } from '../audit-log.js';
+import type { AuditEntry, AuditEventInput } from '../audit-log.js';
+import { storedText } from '../chain.js';
+import { EntryIndex } from './entry-index.js';
 import { FileAuditLog, AUDIT_LOG_FILE, type FileAuditLogOptions } from './file-audit-log.js';
 import { openLogFile, type LogFile } from './log-file.js';
 
@@ -109,4 +111,25 @@ export function recordingReads(real: LogFile): { file: LogFile; reads: RecordedR
     },
   };
   return { file, reads };
+}
+
+/**
+ * Writes the entries as the log's lines to a real file at path and indexes `indexed` (the
+ * entries the log believes are there, the written ones by default), as the log would.
+ */
+export async function writeIndexedLines(
+  path: string,
+  written: AuditEntry[],
+  indexed: AuditEntry[] = written,
+): Promise<EntryIndex> {
+  const lines = written.map((e) => storedText(e));
+  await writeFile(path, lines.map((l) => `${l}\n`).join(''));
+  const index = new EntryIndex();
+  let offset = 0;
+  indexed.forEach((e, i) => {
+    const length = Buffer.byteLength(lines[i]!);
+    index.add(e, offset, length);
+    offset += length + 1;
+  });
+  return index;
 }

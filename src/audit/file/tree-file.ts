@@ -41,9 +41,13 @@ export class TreeFile implements TreeNodeStore {
   /** Opens the tree file, dropping a torn tail (records of a leaf not wholly written). */
   static async open(file: LogFile): Promise<TreeFile> {
     const tree = new TreeFile(file);
-    const records = Math.floor((await file.size()) / HASH_BYTES);
-    await tree.truncateTo(leavesStoredIn(records));
+    await tree.truncateTo(await tree.storedLeaves());
     return tree;
+  }
+
+  /** Leaves whose records (the leaf and the nodes it completes) are wholly in the file. */
+  private async storedLeaves(): Promise<number> {
+    return leavesStoredIn(Math.floor((await this.file.size()) / HASH_BYTES));
   }
 
   /** Leaves stored. */
@@ -62,7 +66,7 @@ export class TreeFile implements TreeNodeStore {
 
   /** Cuts the tree back to its first `leaves` leaves (never grows it). */
   async truncateTo(leaves: number): Promise<void> {
-    const kept = Math.min(leaves, leavesStoredIn(Math.floor((await this.file.size()) / HASH_BYTES)));
+    const kept = Math.min(leaves, await this.storedLeaves());
     await this.file.truncate(nodesStoredFor(kept) * HASH_BYTES);
     this.count = kept;
     for (const position of this.upper.keys()) {
