@@ -159,11 +159,15 @@ describe('FileAuditLog verify during appends', () => {
 });
 
 describe('FileAuditLog subscribe', () => {
-  it('notifies after the entry is durable; a throwing listener breaks nothing', async () => {
-    const log = await openLog(dir);
+  it('notifies after the entry is durable; a throwing listener breaks nothing and is logged', async () => {
+    const warnings: { details: object; message: string }[] = [];
+    const ignore = (): void => undefined;
+    const warn = (details: object, message: string): void => void warnings.push({ details, message });
+    const log = await openLog(dir, { logger: { info: ignore, error: ignore, warn } });
     const seen: number[] = [];
+    const bug = new Error('listener bug');
     log.subscribe(() => {
-      throw new Error('listener bug');
+      throw bug;
     });
     const unsubscribe = log.subscribe((entry) => seen.push(entry.seq));
     // Read at the moment of each notification, so the check sees the file as it was then.
@@ -177,6 +181,9 @@ describe('FileAuditLog subscribe', () => {
     await log.append(event());
     expect(seen).toEqual([1]);
     expect(inFileWhenNotified).toEqual([true, true]);
+    expect(warnings).toEqual(
+      [1, 2].map((seq) => ({ details: { err: bug, seq }, message: 'audit subscriber threw; ignored' })),
+    );
     await log.close();
   });
 });
