@@ -1,10 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditLogger } from '../audit-logger.js';
 import { CHECKPOINTS_FILE, FileCheckpointStore } from './checkpoint-store.js';
 import { Checkpointer, type HeadSnapshot } from './checkpointer.js';
-import { tempDir } from './test-fixtures.js';
+import { recordingLogger, tempDir } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -17,13 +16,7 @@ describe('Checkpointer', () => {
   it('logs a checkpoint it could not save with its seq and cause, and does not fail', async () => {
     // A directory where the checkpoint file belongs: every save fails for real (EISDIR).
     await mkdir(join(dir, CHECKPOINTS_FILE));
-    const warnings: { details: object; message: string }[] = [];
-    const ignore = (): void => undefined;
-    const logger: AuditLogger = {
-      info: ignore,
-      error: ignore,
-      warn: (details, message) => void warnings.push({ details, message }),
-    };
+    const { logged, logger } = recordingLogger();
     const store = new FileCheckpointStore({ dir, retain: 3 });
     const checkpointer = new Checkpointer(
       store,
@@ -34,8 +27,9 @@ describe('Checkpointer', () => {
       0,
     );
     await expect(checkpointer.checkpoint(head(4))).resolves.toBeUndefined();
-    expect(warnings).toEqual([
+    expect(logged).toEqual([
       {
+        level: 'warn',
         details: { err: expect.objectContaining({ code: 'EISDIR' }) as unknown, seq: 4 },
         message: 'audit checkpoint could not be saved',
       },

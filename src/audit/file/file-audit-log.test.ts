@@ -8,7 +8,15 @@ import type { AuditEntry } from '../audit-log.js';
 import { canonicalJson, GENESIS_HASH } from '../chain.js';
 import { verifyExportStream } from '../export-verify.js';
 import { AUDIT_LOG_FILE } from './file-audit-log.js';
-import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
+import {
+  event,
+  newProbe,
+  openLog,
+  probedFile,
+  readLogLines,
+  recordingLogger,
+  tempDir,
+} from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -160,10 +168,8 @@ describe('FileAuditLog verify during appends', () => {
 
 describe('FileAuditLog subscribe', () => {
   it('notifies after the entry is durable; a throwing listener breaks nothing and is logged', async () => {
-    const warnings: { details: object; message: string }[] = [];
-    const ignore = (): void => undefined;
-    const warn = (details: object, message: string): void => void warnings.push({ details, message });
-    const log = await openLog(dir, { logger: { info: ignore, error: ignore, warn } });
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
     const seen: number[] = [];
     const bug = new Error('listener bug');
     log.subscribe(() => {
@@ -181,8 +187,12 @@ describe('FileAuditLog subscribe', () => {
     await log.append(event());
     expect(seen).toEqual([1]);
     expect(inFileWhenNotified).toEqual([true, true]);
-    expect(warnings).toEqual(
-      [1, 2].map((seq) => ({ details: { err: bug, seq }, message: 'audit subscriber threw; ignored' })),
+    expect(logged).toEqual(
+      [1, 2].map((seq) => ({
+        level: 'warn',
+        details: { err: bug, seq },
+        message: 'audit subscriber threw; ignored',
+      })),
     );
     await log.close();
   });

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, Checkpoint } from '../audit-log.js';
-import type { AuditLogger } from '../audit-logger.js';
 import { sealEntry } from '../chain.js';
 import { openLogFile, type LogFile } from './log-file.js';
 import { RangeVerifier } from './range-verifier.js';
-import { event, tempDir, writeIndexedLines } from './test-fixtures.js';
+import { event, recordingLogger, tempDir, writeIndexedLines, type Logged } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -37,13 +36,11 @@ function checkpointAt(entry: AuditEntry): Checkpoint {
 async function verifierOver(
   written: AuditEntry[],
   checkpoints: Checkpoint[] = [],
-): Promise<{ verifier: RangeVerifier; warnings: object[] }> {
+): Promise<{ verifier: RangeVerifier; logged: Logged[] }> {
   const path = join(dir, 'audit.log');
   const index = await writeIndexedLines(path, written);
   opened = await openLogFile(path);
-  const warnings: object[] = [];
-  const ignore = (): void => undefined;
-  const logger: AuditLogger = { info: ignore, error: ignore, warn: (details) => void warnings.push(details) };
+  const { logged, logger } = recordingLogger();
   const verifier = new RangeVerifier({
     file: opened,
     index,
@@ -52,33 +49,41 @@ async function verifierOver(
     cacheMs: 0,
     logger,
   });
-  return { verifier, warnings };
+  return { verifier, logged };
+}
+
+function chainBreakWarning(found: unknown): Logged {
+  return {
+    level: 'warn',
+    details: { break: found },
+    message: 'audit chain break found while checking an entry',
+  };
 }
 
 describe('RangeVerifier', () => {
   it('verifies a range longer than one read (1,000 entries) from genesis', async () => {
     const entries = chain(2_500);
-    const { verifier, warnings } = await verifierOver(entries);
+    const { verifier, logged } = await verifierOver(entries);
     expect(await verifier.isVerified(1_001, 2_500)).toBe(true);
     expect(await verifier.isVerified(2_500, 2_500)).toBe(true);
-    expect(warnings).toEqual([]);
+    expect(logged).toEqual([]);
   });
 
   it('from a checkpoint, the checkpointed entry must itself hash to the checkpoint', async () => {
     // Entries 3..5 were sealed again after the checkpoint of the original entry 3: each is
     // consistent with its own hash and link, and only the checkpoint tells the rewrite.
     const original = chain(5);
-    const { verifier, warnings } = await verifierOver(chain(5, 3), [checkpointAt(original[2]!)]);
+    const { verifier, logged } = await verifierOver(chain(5, 3), [checkpointAt(original[2]!)]);
     expect(await verifier.isVerified(2, 5)).toBe(true);
     expect(await verifier.isVerified(3, 5)).toBe(false);
     expect(await verifier.isVerified(4, 5)).toBe(false);
-    expect(warnings).toEqual([{ break: expect.objectContaining({ seq: 3 }) as unknown }]);
+    expect(logged).toEqual([chainBreakWarning(expect.objectContaining({ seq: 3 }) as unknown)]);
   });
 
   it('never calls a seq verified that it did not read: one past the entries indexed is a break', async () => {
-    const { verifier, warnings } = await verifierOver(chain(3));
+    const { verifier, logged } = await verifierOver(chain(3));
     expect(await verifier.isVerified(5, 5)).toBe(false);
-    expect(warnings).toEqual([{ break: { seq: 5, reason: 'entry 5 was not found where expected' } }]);
+    expect(logged).toEqual([chainBreakWarning({ seq: 5, reason: 'entry 5 was not found where expected' })]);
     expect(await verifier.isVerified(3, 5)).toBe(true);
   });
 });

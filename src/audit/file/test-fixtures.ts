@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { AuditEntry, AuditEventInput } from '../audit-log.js';
+import type { AuditLogger } from '../audit-logger.js';
 import { storedText } from '../chain.js';
 import { EntryIndex } from './entry-index.js';
 import { FileAuditLog, AUDIT_LOG_FILE, type FileAuditLogOptions } from './file-audit-log.js';
@@ -132,4 +133,20 @@ export async function writeIndexedLines(
     offset += length + 1;
   });
   return index;
+}
+
+export interface Logged {
+  level: 'info' | 'warn' | 'error';
+  details: object;
+  message: string;
+}
+
+/** A logger that keeps what it is told, in order, with its level. */
+export function recordingLogger(): { logged: Logged[]; logger: AuditLogger } {
+  const logged: Logged[] = [];
+  const note =
+    (level: Logged['level']) =>
+    (details: object, message: string): void =>
+      void logged.push({ level, details, message });
+  return { logged, logger: { info: note('info'), warn: note('warn'), error: note('error') } };
 }

@@ -2,32 +2,24 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../audit-log.js';
-import type { AuditLogger } from '../audit-logger.js';
 import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { CHECKPOINTS_FILE, FileCheckpointStore } from './checkpoint-store.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
-import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
+import {
+  event,
+  newProbe,
+  openLog,
+  probedFile,
+  readLogLines,
+  recordingLogger,
+  tempDir,
+} from './test-fixtures.js';
 import { TREE_FILE } from './tree-file.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
-
-interface Logged {
-  level: 'info' | 'warn' | 'error';
-  details: object;
-  message: string;
-}
-
-function recordingLogger(): { logged: Logged[]; logger: AuditLogger } {
-  const logged: Logged[] = [];
-  const note =
-    (level: Logged['level']) =>
-    (details: object, message: string): void =>
-      void logged.push({ level, details, message });
-  return { logged, logger: { info: note('info'), warn: note('warn'), error: note('error') } };
-}
 
 /** Appends n entries and closes the log (which checkpoints its head). */
 async function seed(n: number): Promise<AuditEntry[]> {
