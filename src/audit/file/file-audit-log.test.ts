@@ -7,16 +7,19 @@ import { AuditUnavailableError } from '../../model/index.js';
 import type { AuditEntry } from '../audit-log.js';
 import { canonicalJson, GENESIS_HASH } from '../chain.js';
 import { verifyExportStream } from '../export-verify.js';
-import { AUDIT_LOG_FILE } from './file-audit-log.js';
+import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
+import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
 import {
   event,
   newProbe,
   openLog,
   probedFile,
+  probedFiles,
   readLogLines,
   recordingLogger,
   tempDir,
 } from './test-fixtures.js';
+import { TREE_FILE } from './tree-file.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -25,6 +28,15 @@ afterEach(() => cleanup());
 
 function linesOf(text: string): AsyncIterable<string> {
   return Readable.from(text.split('\n'));
+}
+
+/** The tree holds exactly the entries stored in the log, as a naive tree over them hashes them. */
+async function expectTreeOfLog(log: FileAuditLog): Promise<void> {
+  const leaves = (await readLogLines(dir))
+    .filter((line) => line !== '')
+    .map((line) => referenceLeafInput(JSON.parse(line) as object));
+  expect(await log.tree().size()).toBe(leaves.length);
+  expect((await log.tree().root(leaves.length)).equals(naiveRoot(leaves))).toBe(true);
 }
 
 describe('FileAuditLog append and restart', () => {
@@ -134,13 +146,86 @@ describe('FileAuditLog group commit', () => {
     probe.failNextWrite = true;
     const batch = await Promise.allSettled([log.append(event()), log.append(event()), log.append(event())]);
     expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    for (const r of batch) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(AuditUnavailableError);
+    for (const r of batch) {
+      const reason = (r as PromiseRejectedResult).reason as AuditUnavailableError;
+      expect(reason).toBeInstanceOf(AuditUnavailableError);
+      expect(reason.message).toBe('the audit log could not store the entries');
+      expect(reason.cause).toMatchObject({ code: 'ENOSPC' });
+    }
     expect(await log.head()).toEqual({ seq: 1, hash: good.hash });
     expect(await readLogLines(dir)).toEqual([canonicalJson(good), '']);
     const next = await log.append(event());
     expect(next).toMatchObject({ seq: 2, previous_hash: good.hash });
     expect((await log.verify()).ok).toBe(true);
+    // The tree took the failed batch's leaves beside the log; they were cut back with it.
+    await expectTreeOfLog(log);
     await log.close();
+  });
+
+  it('a failed write it could not cut off is logged, cut before the next write, and costs nothing after', async () => {
+    const probe = newProbe();
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { openFile: probedFile(probe), logger });
+    const good = await log.append(event());
+    probe.failNextWrite = true;
+    probe.failNextTruncate = true;
+    // Three large entries: their half-written bytes outlast the small entry written next.
+    const large = () => log.append(event({ data: { note: 'x'.repeat(2000) } }));
+    const failed = await Promise.allSettled([large(), large(), large()]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        details: { err: expect.objectContaining({ code: 'EIO' }) },
+        message: 'audit log could not truncate a failed write; retrying before the next write',
+      },
+    ]);
+    expect((await readLogLines(dir)).length).toBe(3); // the good line, then the torn bytes
+    const next = await log.append(event());
+    expect(await readLogLines(dir)).toEqual([canonicalJson(good), canonicalJson(next), '']);
+    // Once cut, a batch is one write and one fsync again, with no truncate before it.
+    const before = { ...probe };
+    await log.append(event());
+    expect(probe).toMatchObject({
+      writes: before.writes + 1,
+      syncs: before.syncs + 1,
+      truncates: before.truncates,
+    });
+    await log.close();
+    const reopened = await openLog(dir);
+    expect(await reopened.verify()).toMatchObject({ ok: true, entries_checked: 3 });
+    await reopened.close();
+  });
+
+  it('a tree file it could not cut back after a failed write is logged, and the next append overwrites its records', async () => {
+    const logProbe = newProbe();
+    const treeProbe = newProbe();
+    const { logged, logger } = recordingLogger();
+    const openFile = probedFiles({ [AUDIT_LOG_FILE]: logProbe, [TREE_FILE]: treeProbe });
+    const log = await openLog(dir, { openFile, logger });
+    const good = await log.append(event());
+    logProbe.failNextWrite = true;
+    treeProbe.failNextTruncate = true;
+    await expect(log.append(event())).rejects.toThrow('the audit log could not store the entries');
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        details: { err: expect.objectContaining({ code: 'EIO' }) },
+        message:
+          'audit tree file could not be cut back after a failed write; the next append overwrites its records past the end',
+      },
+    ]);
+    // The log itself was cut: nothing of the failed batch remains in it.
+    expect(await readLogLines(dir)).toEqual([canonicalJson(good), '']);
+    // The failed batch's leaf is no part of the tree, now or after the next append.
+    await expectTreeOfLog(log);
+    await log.append(event());
+    await expectTreeOfLog(log);
+    await log.close();
+    const reopened = await openLog(dir);
+    await expectTreeOfLog(reopened);
+    expect(await reopened.verify()).toMatchObject({ ok: true, entries_checked: 2 });
+    await reopened.close();
   });
 
   it('a failed fsync rejects the batch and removes its bytes', async () => {

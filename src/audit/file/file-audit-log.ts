@@ -470,7 +470,7 @@ export class FileAuditLog implements AuditLog {
     } catch (err) {
       this.logger.error(
         { err },
-        'audit tree could not cut back a failed write; it is rebuilt from the log at the next start',
+        'audit tree file could not be cut back after a failed write; the next append overwrites its records past the end',
       );
     }
     try {

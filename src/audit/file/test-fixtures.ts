@@ -53,16 +53,23 @@ export interface FileProbe {
   readBytes: number;
   writes: number;
   syncs: number;
+  truncates: number;
   failNextWrite: boolean;
   failNextSync: boolean;
+  failNextTruncate: boolean;
 }
 
-/** Wraps the real log file to count writes and fsyncs and to fail one on demand. */
 /** Wraps the file named `fileName` (the log by default) to count and fail its I/O; others open as usual. */
 export function probedFile(probe: FileProbe, fileName = AUDIT_LOG_FILE): (path: string) => Promise<LogFile> {
+  return probedFiles({ [fileName]: probe });
+}
+
+/** Wraps each file named in `probes` (by base name) to count and fail its I/O; others open as usual. */
+export function probedFiles(probes: Record<string, FileProbe>): (path: string) => Promise<LogFile> {
   return async (path) => {
     const real = await openLogFile(path);
-    if (basename(path) !== fileName) return real;
+    const probe = probes[basename(path)];
+    if (!probe) return real;
     return {
       ...real,
       read: async (length, position) => {
@@ -88,12 +95,28 @@ export function probedFile(probe: FileProbe, fileName = AUDIT_LOG_FILE): (path: 
         }
         await real.sync();
       },
+      truncate: async (length) => {
+        probe.truncates += 1;
+        if (probe.failNextTruncate) {
+          probe.failNextTruncate = false;
+          throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        }
+        await real.truncate(length);
+      },
     };
   };
 }
 
 export function newProbe(): FileProbe {
-  return { readBytes: 0, writes: 0, syncs: 0, failNextWrite: false, failNextSync: false };
+  return {
+    readBytes: 0,
+    writes: 0,
+    syncs: 0,
+    truncates: 0,
+    failNextWrite: false,
+    failNextSync: false,
+    failNextTruncate: false,
+  };
 }
 
 export interface RecordedRead {

@@ -64,17 +64,21 @@ export class TreeFile implements TreeNodeStore {
     return frontierRoot(this.frontier);
   }
 
-  /** Cuts the tree back to its first `leaves` leaves (never grows it). */
+  /**
+   * Cuts the tree back to its first `leaves` leaves (never grows it). The tree in memory
+   * is cut first: should the file refuse to shrink, the records past the end are never
+   * read, and the next append overwrites them.
+   */
   async truncateTo(leaves: number): Promise<void> {
     const kept = Math.min(leaves, await this.storedLeaves());
-    await this.file.truncate(nodesStoredFor(kept) * HASH_BYTES);
+    const nodes = frontierNodes(kept);
+    const hashes = await this.readNodesWithin(nodes, nodesStoredFor(kept));
     this.count = kept;
     for (const position of this.upper.keys()) {
       if (position >= nodesStoredFor(kept)) this.upper.delete(position);
     }
-    const nodes = frontierNodes(kept);
-    const hashes = await this.readNodes(nodes);
     this.frontier = { size: kept, hashes: nodes.map((node) => hashes.get(nodeKey(node))!) };
+    await this.file.truncate(nodesStoredFor(kept) * HASH_BYTES);
   }
 
   /** Hashes leaves in and writes the nodes they complete after the stored ones; durable after sync(). */
@@ -96,8 +100,12 @@ export class TreeFile implements TreeNodeStore {
    * within a few KB of each other (append order), so a proof takes a handful of reads,
    * not one per hash.
    */
-  async readNodes(nodes: readonly NodeId[]): Promise<Map<string, TreeHash>> {
-    const stored = nodesStoredFor(this.count);
+  readNodes(nodes: readonly NodeId[]): Promise<Map<string, TreeHash>> {
+    return this.readNodesWithin(nodes, nodesStoredFor(this.count));
+  }
+
+  /** `stored`: records of the tree's leaves; anything past them is not part of the tree. */
+  private async readNodesWithin(nodes: readonly NodeId[], stored: number): Promise<Map<string, TreeHash>> {
     const found = new Map<string, TreeHash>();
     const wanted: { node: NodeId; position: number }[] = [];
     for (const node of nodes) {
