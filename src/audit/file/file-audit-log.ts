@@ -178,12 +178,8 @@ export class FileAuditLog implements AuditLog {
       const anchor = await retention.read();
       const initialCheckpoints = await store.list();
       const file = await openWithoutArchived(settings.dir, openFile, anchor, logger);
-      const loaded = await loadLog(
-        file,
-        retainedCheckpoints(initialCheckpoints, anchor),
-        logger,
-        anchor ?? undefined,
-      );
+      // Checkpoints before the anchor are never consulted: the chain is read from the anchor on.
+      const loaded = await loadLog(file, initialCheckpoints, logger, anchor ?? undefined);
       if (!loaded.report.ok) {
         logger.error(
           { break: loaded.report.break },
@@ -262,7 +258,7 @@ export class FileAuditLog implements AuditLog {
       this.file,
       this.length,
       head,
-      retainedCheckpoints(checkpoints, anchor),
+      checkpoints,
       anchor ?? undefined,
     );
     this.ranges.setKnownBreak(report.break?.seq);
@@ -525,14 +521,6 @@ function headOf(anchor: RetentionAnchor): HeadSnapshot {
 
 function rangeOf(anchor: RetentionAnchor | null): RetainedRange {
   return { from_seq: (anchor?.seq ?? 0) + 1, anchor };
-}
-
-/** Checkpoints of the retained log: those before the anchor name entries no longer held. */
-function retainedCheckpoints(
-  checkpoints: readonly Checkpoint[],
-  anchor: RetentionAnchor | null,
-): Checkpoint[] {
-  return checkpoints.filter((c) => c.seq > (anchor?.seq ?? 0));
 }
 
 /**

@@ -9,7 +9,16 @@ import type { FileAuditLog } from './file-audit-log.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
 import { LOCK_FILE, LogLock } from './log-lock.js';
 import { RETENTION_FILE, RetentionFile } from './retention-file.js';
-import { event, openLog, readLogLines, tempDir } from './test-fixtures.js';
+import { RETAINED_COPY_FILE } from './retained-copy.js';
+import {
+  event,
+  newProbe,
+  openLog,
+  probedFile,
+  readLogLines,
+  recordingLogger,
+  tempDir,
+} from './test-fixtures.js';
 import { spawn } from 'node:child_process';
 
 let dir: string;
@@ -65,10 +74,20 @@ async function storedSeqs(): Promise<number[]> {
 
 describe('trimming the file audit log at a retention anchor', () => {
   it('removes the archived entries from the file, and everything retained keeps working', async () => {
-    const log = await openLog(dir);
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
     const entries = await appendMany(log, 0, 40);
+    // A checkpoint of an entry that is archived next names nothing the log holds; it is ignored.
+    await checkpoint(entries[9]!);
     await checkpoint(entries[24]!);
     await log.trim(anchorAt(entries[24]!));
+    expect(logged).toEqual([
+      {
+        level: 'info',
+        details: { anchor_seq: 25, archive: 'audit-a.jsonl', retained_from: 26 },
+        message: 'archived audit entries cut off the log',
+      },
+    ]);
 
     expect(await storedSeqs()).toEqual(entries.slice(25).map((e) => e.seq));
     expect(await log.retained()).toEqual({ from_seq: 26, anchor: anchorAt(entries[24]!) });
@@ -167,11 +186,17 @@ describe('trimming the file audit log at a retention anchor', () => {
     const log = await openLog(dir);
     const entries = await appendMany(log, 0, 30);
     await log.trim(anchorAt(entries[19]!));
-    await expect(log.trim(anchorAt(entries[9]!))).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(log.trim(anchorAt(entries[9]!))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: 'the audit log is already archived up to seq 20; an anchor at seq 10 would move it back',
+    });
     await expect(log.trim({ ...anchorAt(entries[19]!), hash: 'f'.repeat(64) })).rejects.toMatchObject({
       code: 'CONFLICT',
     });
     await expect(log.trim({ ...anchorAt(entries[25]!), hash: entries[24]!.hash })).rejects.toThrow(
+      /no entry 26 with hash/,
+    );
+    await expect(log.trim({ ...anchorAt(entries[25]!), entry_id: entries[24]!.id })).rejects.toThrow(
       /no entry 26 with hash/,
     );
     // Nothing changed by the refusals; the same anchor again is a no-op.
@@ -189,11 +214,40 @@ describe('trimming the file audit log at a retention anchor', () => {
     await new RetentionFile(dir).write(anchorAt(entries[14]!));
     await writeFile(join(dir, 'audit.jsonl.trim'), 'half a copy'); // a copy the crash cut short
 
-    const reopened = await openLog(dir);
+    const { logged, logger } = recordingLogger();
+    const reopened = await openLog(dir, { logger });
+    expect(logged).toEqual([
+      {
+        level: 'warn',
+        details: { anchor_seq: 15 },
+        message: 'finishing an interrupted archive: cutting archived entries off the log',
+      },
+    ]);
     expect(await storedSeqs()).toEqual(entries.slice(15).map((e) => e.seq));
     expect(await reopened.verify()).toMatchObject({ ok: true, entries_checked: 15, head: { seq: 30 } });
     await expect(readFile(join(dir, 'audit.jsonl.trim'))).rejects.toMatchObject({ code: 'ENOENT' });
     await reopened.close();
+  });
+
+  it('keeps the whole log when the copy fails, and a retry of the recorded anchor cuts it', async () => {
+    const probe = newProbe();
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { openFile: probedFile(probe, RETAINED_COPY_FILE), logger });
+    const entries = await appendMany(log, 0, 30);
+    probe.failNextWrite = true;
+    await expect(log.trim(anchorAt(entries[14]!))).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(logged).toEqual([]);
+    expect(await storedSeqs()).toEqual(entries.map((e) => e.seq));
+    expect(await log.retained()).toEqual({ from_seq: 1, anchor: null });
+    await expect(readFile(join(dir, RETAINED_COPY_FILE))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await log.get(entries[3]!.id))?.seq).toBe(4);
+    const [next] = await appendMany(log, 30, 1);
+    expect(next).toMatchObject({ seq: 31, previous_hash: entries[29]!.hash });
+
+    await log.trim(anchorAt(entries[14]!));
+    expect(await storedSeqs()).toEqual([...entries.slice(15), next!].map((e) => e.seq));
+    expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 16 });
+    await log.close();
   });
 
   it('refuses to open when the entry at the recorded anchor is not the anchor (the file was changed)', async () => {

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ArbiterError } from '../../model/index.js';
 import type { AuditEntry, RetentionAnchor } from '../audit-log.js';
@@ -122,8 +122,9 @@ export class RetainedCopy {
     }
   }
 
-  /** Drops an unfinished copy. */
-  discard(): Promise<void> {
-    return this.copy.close();
+  /** Drops an unfinished copy: its space too, since a full disk is a likely reason it failed. */
+  async discard(): Promise<void> {
+    await this.copy.close();
+    await rm(this.path, { force: true });
   }
 }

@@ -119,4 +119,37 @@ describe('the tree catches up with the log at open', () => {
     await expectTreeOf(log, (await storedLeaves()).slice(0, c.missing - 1));
     await log.close();
   });
+
+  it('a tree stopped at a gap takes no more leaves, and no retention anchor past it', async () => {
+    const entries = await seed(10);
+    await checkpointOnlyAt(null);
+    await keepLines((_, i) => i !== 4);
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
+    expect(logged).toContainEqual({
+      level: 'error',
+      details: { break: expect.objectContaining({ seq: 5 }) },
+      message: 'audit chain is broken; new entries continue from the last one',
+    });
+    const treeAtOpen = (await storedLeaves()).slice(0, 4);
+    await expectTreeOf(log, treeAtOpen);
+    // Leaf index = seq - 1: a leaf appended now would sit at the missing seq's index.
+    await log.append(event());
+    await expectTreeOf(log, treeAtOpen);
+    const anchor = (entry: AuditEntry) => ({
+      seq: entry.seq,
+      hash: entry.hash,
+      entry_id: entry.id,
+      checkpoint_time: '2025-01-02T00:00:00.000Z',
+      archived_at: '2025-01-03T00:00:00.000Z',
+      archive: 'audit-a.jsonl',
+    });
+    await expect(log.trim(anchor(entries[7]!))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: 'the Merkle tree has not caught up to seq 8 yet; try again',
+    });
+    await log.trim(anchor(entries[2]!));
+    expect(await log.retained()).toMatchObject({ from_seq: 4 });
+    await log.close();
+  });
 });
