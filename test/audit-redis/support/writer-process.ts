@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runTypeScriptNode } from '../../support/typescript-child.js';
 
-const REGISTER = fileURLToPath(new URL('./register-ts.js', import.meta.url));
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
 
 export interface WriterOutcome {
@@ -11,34 +10,16 @@ export interface WriterOutcome {
   error?: string;
 }
 
-/** Runs writer.ts in its own node process and collects what it reports. */
-export function runWriter(
+/** Runs writer.ts in its own node process and collects what it reports, one JSON line each. */
+export async function runWriter(
   url: string,
   prefix: string,
   writer: string,
   count: number,
 ): Promise<WriterOutcome[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', REGISTER, WRITER, url, prefix, writer, String(count)],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`writer ${writer} exited ${code}: ${stderr}`));
-      resolve(
-        stdout
-          .split('\n')
-          .filter((line) => line.trim() !== '')
-          .map((line) => JSON.parse(line) as WriterOutcome),
-      );
-    });
-  });
+  const stdout = await runTypeScriptNode([WRITER, url, prefix, writer, String(count)]);
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as WriterOutcome);
 }
