@@ -33,7 +33,7 @@ export class Checkpointer {
 
   async start(readHead: () => Promise<Checkpoint | undefined>): Promise<void> {
     try {
-      const existing = await this.list(true);
+      const existing = await this.list(); // nothing cached yet: read from the store
       this.lastSavedSeq = existing[existing.length - 1]?.seq ?? 0;
     } catch (err) {
       // Checkpoints protect verification, they do not gate appends: start without them.
