@@ -6,13 +6,16 @@ export class RedisTimeoutError extends Error {
   }
 }
 
-/** Races a promise against a timer; the loser's rejection is swallowed, not left unhandled. */
+/**
+ * Races a promise against a timer (a deadline already past is 0 ms). A call failing after
+ * the time is up is not left unhandled: the race holds a handler on it.
+ */
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  const ms = Math.max(0, timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisTimeoutError(what, timeoutMs)), Math.max(0, timeoutMs));
+    timer = setTimeout(() => reject(new RedisTimeoutError(what, ms)), ms);
   });
-  promise.catch(() => undefined);
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
