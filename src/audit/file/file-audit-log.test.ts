@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { canonicalJson, GENESIS_HASH } from '../chain.js';
 import { verifyExportStream } from '../export-verify.js';
 import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
+import { LOCK_FILE } from './log-lock.js';
 import {
   event,
   newProbe,
@@ -82,17 +83,42 @@ describe('FileAuditLog append and restart', () => {
     expect(report).toMatchObject({ ok: true, entries_checked: 10, checkpoints_checked: 4 });
   });
 
-  it('rejects appends after close and resolves pending ones before closing', async () => {
+  it('rejects appends and trims after close and resolves pending ones before closing', async () => {
     const log = await openLog(dir);
     const pending = Promise.all([log.append(event()), log.append(event())]);
     await log.close();
-    expect((await pending).map((e) => e.seq)).toEqual([1, 2]);
-    await expect(log.append(event())).rejects.toBeInstanceOf(AuditUnavailableError);
+    const entries = await pending;
+    expect(entries.map((e) => e.seq)).toEqual([1, 2]);
+    const closed = { name: 'AuditUnavailableError', message: 'the audit log is closed' };
+    await expect(log.append(event())).rejects.toMatchObject(closed);
+    const anchor = {
+      seq: 1,
+      hash: entries[0].hash,
+      entry_id: entries[0].id,
+      checkpoint_time: '2025-01-02T00:00:00.000Z',
+      archived_at: '2025-01-03T00:00:00.000Z',
+      archive: 'audit-a.jsonl',
+    };
+    await expect(log.trim(anchor)).rejects.toMatchObject(closed);
+    expect(await readLogLines(dir)).toHaveLength(3);
+  });
+
+  it('a second close does nothing: the lock a later owner took stays', async () => {
+    const log = await openLog(dir);
+    await log.close();
+    const next = await openLog(dir);
+    await log.close();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
+    await next.close();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 
   it('rejects an event with an unparsable timestamp without touching the chain', async () => {
     const log = await openLog(dir);
-    await expect(log.append(event({ timestamp: 'yesterday' }))).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(log.append(event({ timestamp: 'yesterday' }))).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: 'audit event timestamp "yesterday" is not ISO 8601',
+    });
     expect((await log.append(event())).seq).toBe(1);
     await log.close();
   });

@@ -169,6 +169,17 @@ describe('trimming the file audit log at a retention anchor', () => {
     await log.close();
   });
 
+  it('cuts at each newer anchor in turn', async () => {
+    const log = await openLog(dir);
+    const entries = await appendMany(log, 0, 30);
+    await log.trim(anchorAt(entries[9]!));
+    await log.trim(anchorAt(entries[19]!, 'audit-b.jsonl'));
+    expect(await storedSeqs()).toEqual(entries.slice(20).map((e) => e.seq));
+    expect(await log.retained()).toEqual({ from_seq: 21, anchor: anchorAt(entries[19]!, 'audit-b.jsonl') });
+    expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 10 });
+    await log.close();
+  });
+
   it('continues from the anchor when every entry was archived', async () => {
     const log = await openLog(dir);
     const entries = await appendMany(log, 0, 10);

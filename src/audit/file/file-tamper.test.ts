@@ -91,6 +91,16 @@ describe('tampering is detected after restart', () => {
     await reopened.close();
   });
 
+  it('checkpoints what is appended after a truncation, counting from the last checkpoint the log still holds', async () => {
+    await seed(12, 5); // checkpoints at 5, 10 and 12 (on close)
+    await editLines((lines) => lines.slice(0, 7));
+    const log = await openLog(dir, { checkpointEvery: { entries: 2, seconds: 3600 } });
+    await log.append(event());
+    await log.append(event());
+    await expect.poll(async () => (await log.checkpoints()).map((c) => c.seq)).toEqual([5, 8, 10, 12]);
+    await log.close();
+  });
+
   it('a consistent rewrite (all hashes recomputed) is caught by a checkpoint', async () => {
     await seed(12, 5);
     await editLines((lines) => {
@@ -168,6 +178,26 @@ describe('isVerified', () => {
     expect(probe.readBytes - afterOpen).toBe(firstCost);
     expect(await log.isVerified(0)).toBe(false);
     expect(await log.isVerified(301)).toBe(false);
+    await log.close();
+  });
+
+  it('keeps a result for verifyCacheSeconds, then reads again', async () => {
+    await seed(20, 5);
+    const probe = newProbe();
+    let clock = Date.parse('2025-01-02T00:00:00.000Z');
+    const log = await openLog(dir, {
+      openFile: probedFile(probe),
+      verifyCacheSeconds: 30,
+      now: () => new Date(clock),
+    });
+    expect(await log.isVerified(13)).toBe(true);
+    const read = probe.readBytes;
+    clock += 29_999;
+    expect(await log.isVerified(13)).toBe(true);
+    expect(probe.readBytes).toBe(read);
+    clock += 2;
+    expect(await log.isVerified(13)).toBe(true);
+    expect(probe.readBytes).toBeGreaterThan(read);
     await log.close();
   });
 
