@@ -85,7 +85,7 @@ export class Checkpointer {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    clearInterval(this.timer); // undefined when there is no timer: a no-op
     this.timer = undefined;
     await this.saving;
   }
