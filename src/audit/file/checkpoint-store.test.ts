@@ -28,6 +28,12 @@ describe('FileCheckpointStore', () => {
     expect(await readdir(dir)).toEqual([CHECKPOINTS_FILE]);
   });
 
+  it('keeps exactly one checkpoint, the newest, when told to retain 1', async () => {
+    const store = new FileCheckpointStore({ dir, retain: 1 });
+    for (const seq of [3, 8, 5]) await store.save(checkpoint(seq));
+    expect(await store.list()).toEqual([checkpoint(8)]);
+  });
+
   it.each([0, -1, 1.5, Number.NaN])('refuses to keep %s checkpoints', (retain) => {
     expect(() => new FileCheckpointStore({ dir, retain })).toThrow(
       expect.objectContaining({
@@ -72,5 +78,26 @@ describe('FileCheckpointStore', () => {
     await expect(new FileCheckpointStore({ dir, retain: 2 }).list()).rejects.toMatchObject({
       code: 'INTERNAL',
     });
+  });
+
+  it('refuses a list with one bad checkpoint among good ones, naming the file', async () => {
+    const path = join(dir, CHECKPOINTS_FILE);
+    await writeFile(path, JSON.stringify({ checkpoints: [checkpoint(1), { seq: 'x' }, checkpoint(3)] }));
+    await expect(new FileCheckpointStore({ dir, retain: 5 }).list()).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: `${path} does not hold a checkpoint list`,
+    });
+  });
+
+  it('lists a file written out of order by seq, oldest first', async () => {
+    await writeFile(
+      join(dir, CHECKPOINTS_FILE),
+      JSON.stringify({ checkpoints: [checkpoint(9), checkpoint(2), checkpoint(5)] }),
+    );
+    expect(await new FileCheckpointStore({ dir, retain: 5 }).list()).toEqual([
+      checkpoint(2),
+      checkpoint(5),
+      checkpoint(9),
+    ]);
   });
 });
