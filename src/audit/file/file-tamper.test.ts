@@ -10,6 +10,7 @@ import {
   openLog,
   probedFile,
   readLogLines,
+  recordingLogger,
   tempDir,
   writeLogText,
 } from './test-fixtures.js';
@@ -36,12 +37,6 @@ async function editLines(edit: (lines: string[]) => string[]): Promise<void> {
       .map((l) => `${l}\n`)
       .join(''),
   );
-}
-
-function collectingLogger(): { warnings: string[]; logger: Parameters<typeof openLog>[1] } {
-  const warnings: string[] = [];
-  const note = (_: object, message: string) => void warnings.push(message);
-  return { warnings, logger: { logger: { info: note, warn: note, error: note } } };
 }
 
 describe('tampering is detected after restart', () => {
@@ -139,13 +134,20 @@ describe('tampering is detected after restart', () => {
 });
 
 describe('torn last line', () => {
-  it('a last line without newline is cut off with a warning', async () => {
+  it('a last line without newline is cut off with a warning giving where, how much and which line', async () => {
     const entries = await seed(3);
     const text = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
-    await writeLogText(dir, `${text}{"id":"aud_torn","seq":4,"prev`);
-    const { warnings, logger } = collectingLogger();
-    const log = await openLog(dir, logger);
-    expect(warnings.join()).toMatch(/torn line/);
+    const torn = '{"id":"aud_torn","seq":4,"prev';
+    await writeLogText(dir, `${text}${torn}`);
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
+    expect(logged).toEqual([
+      {
+        level: 'warn',
+        details: { offset: Buffer.byteLength(text), bytes: torn.length, line: 4 },
+        message: 'audit log ends with a torn line (interrupted write); truncating it',
+      },
+    ]);
     expect(await readFile(join(dir, AUDIT_LOG_FILE), 'utf8')).toBe(text);
     expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 3 });
     expect(await log.append(event())).toMatchObject({ seq: 4, previous_hash: entries[2]!.hash });
@@ -156,9 +158,57 @@ describe('torn last line', () => {
     await seed(3);
     const text = await readFile(join(dir, AUDIT_LOG_FILE), 'utf8');
     await writeLogText(dir, `${text}\u0000\u0000\u0000\n`);
-    const log = await openLog(dir);
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
+    expect(logged).toEqual([
+      {
+        level: 'warn',
+        details: { offset: Buffer.byteLength(text), bytes: 4, line: 4 },
+        message: 'audit log ends with a torn line (interrupted write); truncating it',
+      },
+    ]);
     expect(await readFile(join(dir, AUDIT_LOG_FILE), 'utf8')).toBe(text);
     expect((await log.verify()).ok).toBe(true);
+    await log.close();
+  });
+
+  it('a whole entry whose newline was not written is cut off: its write was never acknowledged', async () => {
+    const entries = await seed(3);
+    const lines = await readLogLines(dir);
+    await writeLogText(dir, `${lines.slice(0, 2).join('\n')}\n${lines[2]}`);
+    const log = await openLog(dir);
+    expect(await log.head()).toEqual({ seq: 2, hash: entries[1]!.hash });
+    expect(await readLogLines(dir)).toEqual([...lines.slice(0, 2), '']);
+    expect(await log.append(event())).toMatchObject({ seq: 3, previous_hash: entries[1]!.hash });
+    await log.close();
+  });
+});
+
+describe('lines that are not entries', () => {
+  it('blank lines are passed over, not taken for a break or a torn write', async () => {
+    const entries = await seed(3);
+    const lines = await readLogLines(dir);
+    await writeLogText(dir, `${lines[0]}\n\n${lines[1]}\n   \n${lines[2]}\n  \n`);
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
+    expect(logged).toEqual([]);
+    expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 3 });
+    expect(await log.append(event())).toMatchObject({ seq: 4, previous_hash: entries[2]!.hash });
+    await log.close();
+  });
+
+  it('an unparsable line in the middle is logged at open as the break, with its line number', async () => {
+    await seed(5);
+    await editLines((lines) => lines.map((l, i) => (i === 2 ? l.slice(0, 20) : l)));
+    const { logged, logger } = recordingLogger();
+    const log = await openLog(dir, { logger });
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        details: { break: expect.objectContaining({ seq: 3, line: 3 }) },
+        message: 'audit chain is broken; new entries continue from the last one',
+      },
+    ]);
     await log.close();
   });
 });
