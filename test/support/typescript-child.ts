@@ -42,7 +42,8 @@ export function runTypeScriptNode(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`node ${args.join(' ').slice(0, 80)} exited ${code}: ${stderr}`));
+      if (code !== 0)
+        return reject(new Error(`node ${args.join(' ').slice(0, 80)} exited ${code}: ${stderr}`));
       resolve(stdout);
     });
   });

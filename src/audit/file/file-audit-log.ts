@@ -254,13 +254,7 @@ export class FileAuditLog implements AuditLog {
     // Head and length together, synchronously: both describe the same committed prefix.
     const head = this.currentHead();
     const anchor = this.anchor;
-    const report = await verifyLogFile(
-      this.file,
-      this.length,
-      head,
-      checkpoints,
-      anchor ?? undefined,
-    );
+    const report = await verifyLogFile(this.file, this.length, head, checkpoints, anchor ?? undefined);
     this.ranges.setKnownBreak(report.break?.seq);
     return { ...report, retained: rangeOf(anchor) };
   }

@@ -12,7 +12,10 @@ export function sourceUrl(fileName: string): string {
  * line it prints: for what this process cannot do to itself, such as a file-size limit
  * (`fileSizeBlocks`, `ulimit -f`) or giving up root (`process.setuid` in the module).
  */
-export async function runInChild(source: string, options: { fileSizeBlocks?: number } = {}): Promise<unknown> {
+export async function runInChild(
+  source: string,
+  options: { fileSizeBlocks?: number } = {},
+): Promise<unknown> {
   const stdout = await runTypeScriptNode(['--input-type=module', '--eval', source], options);
   const last = stdout.trim().split('\n').at(-1) ?? '';
   if (last === '') throw new Error('the child printed nothing');

@@ -8,7 +8,11 @@ afterEach(() => vi.useRealTimers());
 
 describe('withTimeout', () => {
   it('answers with the call when it answers in time, and leaves no timer behind', async () => {
-    const answer = withTimeout(sleep(50).then(() => 'reply'), 100, 'audit append script');
+    const answer = withTimeout(
+      sleep(50).then(() => 'reply'),
+      100,
+      'audit append script',
+    );
     await vi.advanceTimersByTimeAsync(50);
     await expect(answer).resolves.toBe('reply');
     expect(vi.getTimerCount()).toBe(0);
@@ -67,6 +71,10 @@ describe('AuditAppendInDoubtError', () => {
     const cause = new Error('WAIT timed out');
     const err = new AuditAppendInDoubtError('the append may be in the chain', { cause });
     expect(err).toBeInstanceOf(AuditUnavailableError);
-    expect(err).toMatchObject({ name: 'AuditAppendInDoubtError', message: 'the append may be in the chain', cause });
+    expect(err).toMatchObject({
+      name: 'AuditAppendInDoubtError',
+      message: 'the append may be in the chain',
+      cause,
+    });
   });
 });
