@@ -7,10 +7,19 @@ import { leafHash } from '../merkle/tree-hash.js';
 import { verifyConsistency } from '../merkle/verify-consistency.js';
 import { verifyInclusion } from '../merkle/verify-inclusion.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
-import { event, newProbe, openLog, probedFile, readLogLines, tempDir } from './test-fixtures.js';
+import {
+  event,
+  newProbe,
+  openLog,
+  probedFile,
+  readLogLines,
+  recordingReads,
+  tempDir,
+} from './test-fixtures.js';
 import { StoredAuditTree } from '../audit-tree.js';
 import { openLogFile } from './log-file.js';
 import { TREE_FILE, TreeFile } from './tree-file.js';
+import { storedPosition } from '../merkle/tree-layout.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -225,6 +234,44 @@ describe('TreeFile keeps upper nodes in memory once read', () => {
         `leaf ${index}`,
       ).not.toThrow();
     }
+    await tree.close();
+  });
+});
+
+describe('TreeFile reads stored nodes', () => {
+  const leaf = (index: number): { level: number; index: number } => ({ level: 0, index });
+
+  it('reads nodes close together in one read of just their span, and far ones apart', async () => {
+    const { file, reads } = recordingReads(await openLogFile(join(dir, TREE_FILE)));
+    const tree = await TreeFile.open(file);
+    const inputs = Array.from({ length: 5000 }, (_, i) => Buffer.from(`leaf ${i}`));
+    await tree.append(inputs.map((input) => leafHash(input)));
+    reads.length = 0;
+    const found = await tree.readNodes([leaf(4002), leaf(10), leaf(4000)]);
+    expect([...found.keys()].sort()).toEqual(['0:10', '0:4000', '0:4002']);
+    for (const index of [10, 4000, 4002])
+      expect(found.get(`0:${index}`)!.equals(leafHash(inputs[index]!))).toBe(true);
+    const [near, far] = [storedPosition(leaf(4000)), storedPosition(leaf(4002))];
+    expect(reads).toEqual([
+      { position: storedPosition(leaf(10)) * 32, length: 32 },
+      { position: near * 32, length: (far - near + 1) * 32 },
+    ]);
+    await tree.close();
+  });
+
+  it('never reads the records a failed append left past the tree as part of it', async () => {
+    const probe = newProbe();
+    const tree = await TreeFile.open(await probedFile(probe, TREE_FILE)(join(dir, TREE_FILE)));
+    await tree.append([leafHash(Buffer.from('a')), leafHash(Buffer.from('b'))]);
+    // Half of the next append's four records reach the file: leaves 2 and 3, not their parents.
+    probe.failNextWrite = true;
+    await expect(tree.append([leafHash(Buffer.from('c')), leafHash(Buffer.from('d'))])).rejects.toThrow(
+      'ENOSPC',
+    );
+    expect(tree.size).toBe(2);
+    expect(await tree.readNodes([leaf(1), leaf(2)])).toEqual(new Map([['0:1', leafHash(Buffer.from('b'))]]));
+    await tree.append([leafHash(Buffer.from('e'))]);
+    expect(await tree.readNodes([leaf(2)])).toEqual(new Map([['0:2', leafHash(Buffer.from('e'))]]));
     await tree.close();
   });
 });
