@@ -23,7 +23,8 @@ export class GroupCommit<T, R> {
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.paused) this.running ??= this.run();
+      // While paused, run() stops before any flush, and exclusive() starts one as it ends.
+      this.running ??= this.run();
     });
   }
 
