@@ -11,6 +11,7 @@ import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
 import { LOCK_FILE } from './log-lock.js';
 import {
+  anchorAt,
   event,
   newProbe,
   openLog,
@@ -91,15 +92,7 @@ describe('FileAuditLog append and restart', () => {
     expect(entries.map((e) => e.seq)).toEqual([1, 2]);
     const closed = { name: 'AuditUnavailableError', message: 'the audit log is closed' };
     await expect(log.append(event())).rejects.toMatchObject(closed);
-    const anchor = {
-      seq: 1,
-      hash: entries[0].hash,
-      entry_id: entries[0].id,
-      checkpoint_time: '2025-01-02T00:00:00.000Z',
-      archived_at: '2025-01-03T00:00:00.000Z',
-      archive: 'audit-a.jsonl',
-    };
-    await expect(log.trim(anchor)).rejects.toMatchObject(closed);
+    await expect(log.trim(anchorAt(entries[0]))).rejects.toMatchObject(closed);
     expect(await readLogLines(dir)).toHaveLength(3);
   });
 

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, Checkpoint, RetentionAnchor } from '../audit-log.js';
+import type { AuditEntry, Checkpoint } from '../audit-log.js';
 import { referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import { verifyInclusion } from '../merkle/verify-inclusion.js';
@@ -11,6 +11,7 @@ import { LOCK_FILE, LogLock } from './log-lock.js';
 import { RETENTION_FILE, RetentionFile } from './retention-file.js';
 import { RETAINED_COPY_FILE } from './retained-copy.js';
 import {
+  anchorAt,
   event,
   newProbe,
   openLog,
@@ -44,17 +45,6 @@ async function appendMany(log: FileAuditLog, from: number, count: number): Promi
     );
   }
   return entries;
-}
-
-function anchorAt(entry: AuditEntry, archive = 'audit-a.jsonl'): RetentionAnchor {
-  return {
-    seq: entry.seq,
-    hash: entry.hash,
-    entry_id: entry.id,
-    checkpoint_time: '2025-01-02T00:00:00.000Z',
-    archived_at: '2025-01-03T00:00:00.000Z',
-    archive,
-  };
 }
 
 async function checkpoint(entry: AuditEntry): Promise<void> {

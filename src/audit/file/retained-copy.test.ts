@@ -1,12 +1,12 @@
 import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, RetentionAnchor } from '../audit-log.js';
+import type { AuditEntry } from '../audit-log.js';
 import { sealEntry, storedText } from '../chain.js';
 import { AUDIT_LOG_FILE } from './file-audit-log.js';
 import { openLogFile, type LogFile } from './log-file.js';
 import { RetainedCopy, retainedStart } from './retained-copy.js';
-import { event, recordingReads, tempDir, type RecordedRead } from './test-fixtures.js';
+import { anchorAt, event, recordingReads, tempDir, type RecordedRead } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -29,19 +29,6 @@ function chain(n: number): AuditEntry[] {
 
 const line = (entry: AuditEntry): string => `${storedText(entry)}\n`;
 const bytes = (text: string): number => Buffer.byteLength(text);
-
-/** What the archiving recorded besides the entry: the cut never reads it. */
-const ARCHIVED = {
-  checkpoint_time: '2025-01-02T00:00:00.000Z',
-  archived_at: '2025-01-03T00:00:00.000Z',
-  archive: 'a',
-};
-const anchorAt = (e: AuditEntry): RetentionAnchor => ({
-  ...ARCHIVED,
-  seq: e.seq,
-  hash: e.hash,
-  entry_id: e.id,
-});
 
 /** The log file holding `text`, opened. */
 async function logWith(text: string): Promise<LogFile> {

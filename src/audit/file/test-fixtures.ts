@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { AuditEntry, AuditEventInput } from '../audit-log.js';
+import type { AuditEntry, AuditEventInput, RetentionAnchor } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { storedText } from '../chain.js';
 import { EntryIndex } from './entry-index.js';
@@ -23,6 +23,18 @@ export function event(overrides: Partial<AuditEventInput> = {}): AuditEventInput
     policy_matched: null,
     data: {},
     ...overrides,
+  };
+}
+
+/** The retention anchor an archive run ending at this entry records. */
+export function anchorAt(entry: AuditEntry, archive = 'audit-a.jsonl'): RetentionAnchor {
+  return {
+    seq: entry.seq,
+    hash: entry.hash,
+    entry_id: entry.id,
+    checkpoint_time: '2025-01-02T00:00:00.000Z',
+    archived_at: '2025-01-03T00:00:00.000Z',
+    archive,
   };
 }
 

@@ -6,6 +6,7 @@ import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { CHECKPOINTS_FILE, FileCheckpointStore } from './checkpoint-store.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
 import {
+  anchorAt,
   event,
   newProbe,
   openLog,
@@ -136,19 +137,11 @@ describe('the tree catches up with the log at open', () => {
     // Leaf index = seq - 1: a leaf appended now would sit at the missing seq's index.
     await log.append(event());
     await expectTreeOf(log, treeAtOpen);
-    const anchor = (entry: AuditEntry) => ({
-      seq: entry.seq,
-      hash: entry.hash,
-      entry_id: entry.id,
-      checkpoint_time: '2025-01-02T00:00:00.000Z',
-      archived_at: '2025-01-03T00:00:00.000Z',
-      archive: 'audit-a.jsonl',
-    });
-    await expect(log.trim(anchor(entries[7]!))).rejects.toMatchObject({
+    await expect(log.trim(anchorAt(entries[7]!))).rejects.toMatchObject({
       code: 'CONFLICT',
       message: 'the Merkle tree has not caught up to seq 8 yet; try again',
     });
-    await log.trim(anchor(entries[2]!));
+    await log.trim(anchorAt(entries[2]!));
     expect(await log.retained()).toMatchObject({ from_seq: 4 });
     await log.close();
   });
