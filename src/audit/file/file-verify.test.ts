@@ -2,10 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, ChainHead } from '../audit-log.js';
-import { sealEntry, storedText } from '../chain.js';
+import { storedText } from '../chain.js';
 import { verifyLogFile } from './file-verify.js';
 import { openLogFile, type LogFile } from './log-file.js';
-import { event, tempDir } from './test-fixtures.js';
+import { sealedChain, tempDir } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -19,14 +19,7 @@ afterEach(async () => {
 
 /** n linked entries; `lastPadBytes` lengthens the last one's line by that many bytes. */
 function chain(n: number, actor = 'agent-1', lastPadBytes = 0): AuditEntry[] {
-  const entries: AuditEntry[] = [];
-  for (let i = 1; i <= n; i += 1) {
-    const pad = i === n ? 'x'.repeat(lastPadBytes) : '';
-    entries.push(
-      sealEntry({ ...event({ actor_id: actor, data: { pad } }), id: `e-${i}` }, entries.at(-1) ?? null),
-    );
-  }
-  return entries;
+  return sealedChain(n, (i) => ({ actor_id: actor, data: { pad: i === n ? 'x'.repeat(lastPadBytes) : '' } }));
 }
 
 /** Writes the text as the log file; returns it opened and the text's length in bytes. */

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, ChainHead, Checkpoint } from '../audit-log.js';
-import { sealEntry } from '../chain.js';
 import { openLogFile, type LogFile } from './log-file.js';
 import { RangeVerifier } from './range-verifier.js';
-import { event, recordingLogger, tempDir, writeIndexedLines, type Logged } from './test-fixtures.js';
+import { recordingLogger, sealedChain, tempDir, writeIndexedLines, type Logged } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -18,14 +17,10 @@ afterEach(async () => {
 
 /** n chained entries; from `rewriteFrom` on they are sealed again with another actor (same line lengths). */
 function chain(n: number, rewriteFrom = Infinity): AuditEntry[] {
-  const entries: AuditEntry[] = [];
-  let previous: AuditEntry | null = null;
-  for (let seq = 1; seq <= n; seq += 1) {
-    const actor_id = seq >= rewriteFrom ? 'agent-2' : 'agent-1';
-    previous = sealEntry({ id: `aud_${seq}`, ...event({ decision_id: `dec-${seq}`, actor_id }) }, previous);
-    entries.push(previous);
-  }
-  return entries;
+  return sealedChain(n, (seq) => ({
+    decision_id: `dec-${seq}`,
+    actor_id: seq >= rewriteFrom ? 'agent-2' : 'agent-1',
+  }));
 }
 
 function checkpointAt(entry: AuditEntry): Checkpoint {

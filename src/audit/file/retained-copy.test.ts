@@ -2,11 +2,11 @@ import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../audit-log.js';
-import { sealEntry, storedText } from '../chain.js';
+import { storedText } from '../chain.js';
 import { AUDIT_LOG_FILE } from './file-audit-log.js';
 import { openLogFile, type LogFile } from './log-file.js';
 import { RetainedCopy, retainedStart } from './retained-copy.js';
-import { anchorAt, event, recordingReads, tempDir, type RecordedRead } from './test-fixtures.js';
+import { anchorAt, recordingReads, sealedChain, tempDir, type RecordedRead } from './test-fixtures.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -19,13 +19,7 @@ afterEach(async () => {
 });
 
 /** Entries 1..n, linked. */
-function chain(n: number): AuditEntry[] {
-  const entries: AuditEntry[] = [];
-  for (let i = 1; i <= n; i += 1) {
-    entries.push(sealEntry({ ...event({ decision_id: `dec-${i}` }), id: `e-${i}` }, entries.at(-1) ?? null));
-  }
-  return entries;
-}
+const chain = (n: number): AuditEntry[] => sealedChain(n, (i) => ({ decision_id: `dec-${i}` }));
 
 const line = (entry: AuditEntry): string => `${storedText(entry)}\n`;
 const bytes = (text: string): number => Buffer.byteLength(text);

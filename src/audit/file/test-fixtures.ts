@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { AuditEntry, AuditEventInput, RetentionAnchor } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
-import { storedText } from '../chain.js';
+import { sealEntry, storedText } from '../chain.js';
 import { EntryIndex } from './entry-index.js';
 import { FileAuditLog, AUDIT_LOG_FILE, type FileAuditLogOptions } from './file-audit-log.js';
 import { openLogFile, type LogFile } from './log-file.js';
@@ -36,6 +36,15 @@ export function anchorAt(entry: AuditEntry, archive = 'audit-a.jsonl'): Retentio
     archived_at: '2025-01-03T00:00:00.000Z',
     archive,
   };
+}
+
+/** n linked entries sealed as the log seals them, ids e-1..e-n; `at(i)` varies entry i's event. */
+export function sealedChain(n: number, at: (i: number) => Partial<AuditEventInput>): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  for (let i = 1; i <= n; i += 1) {
+    entries.push(sealEntry({ ...event(at(i)), id: `e-${i}` }, entries.at(-1) ?? null));
+  }
+  return entries;
 }
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
