@@ -12,6 +12,7 @@ import { queryBench } from './query.bench.js';
 import { reactionBench } from './reaction.bench.js';
 import { recoveryBench } from './recovery.bench.js';
 import { scaleBench } from './scale.bench.js';
+import { timeIndexBench } from './time-index.bench.js';
 import { verifyBench } from './verify.bench.js';
 import { Report } from './support/report.js';
 import { benchSettings, type BenchSettings } from './support/settings.js';
@@ -28,6 +29,7 @@ const BENCHES: Record<string, Bench> = {
   query: queryBench,
   admission: admissionBench,
   'index-build': indexBuildBench,
+  'time-index': timeIndexBench,
   'append-bounds': appendBoundsBench,
   reaction: reactionBench,
   recovery: recoveryBench,
@@ -37,7 +39,7 @@ const BENCHES: Record<string, Bench> = {
 
 /** Names for several benchmarks at once. `timing`: the wall-clock targets kept out of the tests. */
 const GROUPS: Record<string, string[]> = {
-  timing: ['index-build', 'append-bounds', 'reaction', 'recovery'],
+  timing: ['index-build', 'time-index', 'append-bounds', 'reaction', 'recovery'],
 };
 
 /** `npm run bench [-- NAME... ] [--quick]`: runs the named benchmarks or groups (all by default). */
