@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LOCK_FILE, LogLock } from './log-lock.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LOCK_FILE, LogLock, removeIfUnchanged } from './log-lock.js';
 import { runInChild, sourceUrl } from './test-child-process.js';
 import { tempDir } from './test-fixtures.js';
 
@@ -101,13 +101,86 @@ describe('LogLock', () => {
     await expect(LogLock.acquire(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('gives up after a second try when the lock will not go (a directory in its place)', async () => {
+  it('fails closed, naming the cause, when the lock cannot be read (a directory in its place)', async () => {
     await mkdir(lockPath);
+    await expect(LogLock.acquire(dir)).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: `cannot read the lock ${lockPath}: EISDIR: illegal operation on a directory, read`,
+    });
+    expect((await stat(lockPath)).isDirectory()).toBe(true);
+    expect(await readdir(dir)).toEqual([LOCK_FILE]);
+  });
+
+  it('leaves nothing but the lock behind, whether it takes it or not', async () => {
+    const lock = await LogLock.acquire(dir);
+    expect(await readdir(dir)).toEqual([LOCK_FILE]);
+    await expect(LogLock.acquire(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await lock.release();
+    await writeFile(lockPath, '1\n');
+    await expect(LogLock.acquire(dir)).rejects.toMatchObject(inUseBy(1));
+    expect(await readdir(dir)).toEqual([LOCK_FILE]);
+  });
+
+  it('lets exactly one of two processes take over the same stale lock', async () => {
+    await writeFile(lockPath, `${await exitedPid()}\n`);
+    // Both are released at once by a file they wait for, so both read the stale pid, and
+    // each keeps what it got until both have tried.
+    const marker = (name: string) => JSON.stringify(join(dir, name));
+    const racer = (n: number) => `
+      const { existsSync, writeFileSync } = await import('node:fs');
+      const { LogLock } = await import(${JSON.stringify(sourceUrl('log-lock.ts'))});
+      const until = async (names) => {
+        while (!names.every((name) => existsSync(name))) await new Promise((resolve) => setTimeout(resolve, 1));
+      };
+      writeFileSync(${marker(`ready-${n}`)}, '');
+      await until([${marker('go')}]);
+      const outcome = await LogLock.acquire(${JSON.stringify(dir)}).then(
+        () => ({ took: true }),
+        (err) => ({ took: false, code: err.code }),
+      );
+      writeFileSync(${marker(`tried-${n}`)}, '');
+      await until([${marker('tried-0')}, ${marker('tried-1')}]);
+      console.log(JSON.stringify(outcome));
+    `;
+    const outcomes = Promise.all([runInChild(racer(0)), runInChild(racer(1))]);
+    await vi.waitFor(
+      async () => expect(await readdir(dir)).toEqual(expect.arrayContaining(['ready-0', 'ready-1'])),
+      { timeout: 60_000, interval: 20 }, // bounds a hang: two node processes starting
+    );
+    await writeFile(join(dir, 'go'), '');
+    expect(await outcomes).toEqual(
+      expect.arrayContaining([{ took: true }, { took: false, code: 'UNAVAILABLE' }]),
+    );
+  });
+
+  it('gives up after a second try when the lock changes under it every time', async () => {
+    // /proc/self/io changes with every read this process makes: a lock that reads
+    // differently each time it is looked at, as if other processes kept taking it.
+    await symlink('/proc/self/io', lockPath);
     await expect(LogLock.acquire(dir)).rejects.toMatchObject({
       code: 'UNAVAILABLE',
       message: `cannot take the lock ${lockPath}: another process keeps taking it`,
     });
-    expect((await stat(lockPath)).isDirectory()).toBe(true);
+    expect(await readdir(dir)).toEqual([LOCK_FILE]);
+  });
+
+  it('removes a stale lock only if it still holds what its owner was judged gone by', async () => {
+    const dead = `${await exitedPid()}\n`;
+    // Another process took the lock since this one read the dead pid: it stays.
+    await writeFile(lockPath, '1\n');
+    await removeIfUnchanged(lockPath, dead);
+    expect(await readFile(lockPath, 'utf8')).toBe('1\n');
+    expect(await readdir(dir)).toEqual([LOCK_FILE]);
+    // Unchanged: removed, and nothing is left aside.
+    await writeFile(lockPath, dead);
+    await removeIfUnchanged(lockPath, dead);
+    expect(await readdir(dir)).toEqual([]);
+    // Gone already (another process removed it first): nothing to do.
+    await expect(removeIfUnchanged(lockPath, dead)).resolves.toBeUndefined();
+    // A vanished lock was judged as no text at all.
+    await symlink(join(dir, 'nowhere'), lockPath);
+    await removeIfUnchanged(lockPath, undefined);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('release is harmless when the lock file is already gone', async () => {
