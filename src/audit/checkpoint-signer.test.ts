@@ -91,6 +91,32 @@ describe('CheckpointSigner', () => {
       expect(refusals).toEqual(['refused']);
     },
   );
+
+  it('refuses a tree that lacks a node of the proof it claims to hold', async () => {
+    const lacking = new MemoryNodeStore().append(leaves);
+    lacking.lose({ level: 0, index: 2 }); // in the proof from 3 to 5, not in the root of 5
+    const { signer: over, refusals: refused } = signerOver(lacking);
+    await expect(over.sign(head(5), signedBy(key, 3))).rejects.toMatchObject({
+      code: 'checkpoint_refused',
+      message:
+        'the tree at size 5 does not extend the last signed checkpoint (size 3): Error: tree node 0:2 is not stored',
+    });
+    expect(refused).toEqual(['refused']);
+  });
+
+  it('passes on, as it is, a failure to read the proof: an outage is no refusal', async () => {
+    const outage = new Error('tree storage unreachable');
+    const flaky = new (class extends MemoryNodeStore {
+      private reads = 0;
+      override readNodes(nodes: Parameters<MemoryNodeStore['readNodes']>[0]) {
+        this.reads += 1;
+        return this.reads === 1 ? super.readNodes(nodes) : Promise.reject(outage); // the root, then the proof
+      }
+    })().append(leaves);
+    const { signer: over, refusals: refused } = signerOver(flaky);
+    await expect(over.sign(head(5), signedBy(key, 3))).rejects.toBe(outage);
+    expect(refused).toEqual([]);
+  });
 });
 
 interface Logged {

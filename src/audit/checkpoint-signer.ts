@@ -5,6 +5,7 @@ import { lastSigned } from './checkpoint-shape.js';
 import { formatCheckpoint, parseCheckpoint } from './note/checkpoint-note.js';
 import { type NoteSigningKey, verifierOf } from './note/note-keys.js';
 import { openNote, signNote } from './note/signed-note.js';
+import { MissingNodeError } from './merkle/proof-hashes.js';
 import { verifyConsistency } from './merkle/verify-consistency.js';
 import type { CheckpointWitness } from './witnessing/checkpoint-witness.js';
 import { gatherCosignatures, type WitnessFailed } from './witnessing/gather-cosignatures.js';
@@ -89,13 +90,22 @@ export class CheckpointSigner {
         `the last signed checkpoint has size ${previous.size}, beyond the head ${size}`,
       );
     }
-    try {
-      const proof = await this.tree.consistencyProof(previous.size, size);
-      verifyConsistency(previous.size, size, proof, previous.root, root);
-    } catch (err) {
-      throw new CheckpointRefusedError(
+    const notExtending = (err: unknown) =>
+      new CheckpointRefusedError(
         `the tree at size ${size} does not extend the last signed checkpoint (size ${previous.size}): ${String(err)}`,
       );
+    // A tree that lacks a node of the proof it claims to hold is refused; one that cannot be
+    // read now (storage down) is no refusal: the error goes on, and a later checkpoint signs.
+    let proof;
+    try {
+      proof = await this.tree.consistencyProof(previous.size, size);
+    } catch (err) {
+      throw err instanceof MissingNodeError ? notExtending(err) : err;
+    }
+    try {
+      verifyConsistency(previous.size, size, proof, previous.root, root);
+    } catch (err) {
+      throw notExtending(err);
     }
   }
 }
