@@ -14,7 +14,7 @@ import { verifyInclusion } from '../../src/audit/merkle/verify-inclusion.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { recordAnchor, removeArchivedBatch } from '../../src/audit/redis/retention.js';
 import { decisionEvent } from './support/events.js';
-import { MemoryCheckpointStore } from './support/memory-checkpoint-store.js';
+import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
 
 const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, second)).toISOString();

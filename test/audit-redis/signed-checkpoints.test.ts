@@ -14,7 +14,7 @@ import { generateSigningKey, SIGNATURE_TYPE, verifierOf } from '../../src/audit/
 import { openNote } from '../../src/audit/note/signed-note.js';
 import { openRedisAuditLog, RedisAuditKeys } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
-import { MemoryCheckpointStore } from './support/memory-checkpoint-store.js';
+import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
 
 describe('Redis audit log: signed checkpoints', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
-import { MemoryCheckpointStore } from './support/memory-checkpoint-store.js';
+import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
 
 const ENTRIES = 12;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCheckpointStore } from '../../../test/audit-redis/support/memory-checkpoint-store.js';
+import { MemoryCheckpointStore } from '../test-checkpoint-store.js';
 import type { Checkpoint } from '../audit-log.js';
 import { recordingLogger } from '../file/test-fixtures.js';
 import { Checkpointer, type CheckpointSettings } from './checkpointer.js';

@@ -1,5 +1,5 @@
-import type { Checkpoint, CheckpointStore } from '../../../src/audit/audit-log.js';
-import { checkPreviousNote } from '../../../src/audit/checkpoint-shape.js';
+import type { Checkpoint, CheckpointStore } from './audit-log.js';
+import { checkPreviousNote } from './checkpoint-shape.js';
 
 /** Checkpoints held in memory: the tests' stand-in for the ConfigMap (not a Redis double). */
 export class MemoryCheckpointStore implements CheckpointStore {
