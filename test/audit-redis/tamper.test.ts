@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
+import type { AuditLogger } from '../../src/audit/audit-logger.js';
+import { recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
@@ -12,7 +14,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
   let counter = 0;
 
   /** A fresh chain of ENTRIES entries under its own prefix, checkpointed every 5 entries. */
-  async function chain(): Promise<{
+  async function chain(logger?: AuditLogger): Promise<{
     log: RedisAuditLog;
     keys: RedisAuditKeys;
     entries: AuditEntry[];
@@ -24,6 +26,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
       redis: redis.url(),
       keyPrefix: `tamper${counter}:{audit}`,
       checkpoints: { store, everyEntries: 5, intervalMs: 0 },
+      ...(logger ? { logger } : {}),
     });
     redis.track(log);
     const entries: AuditEntry[] = [];
@@ -33,15 +36,23 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     return { log, keys: log.keys, entries, store };
   }
 
-  /** What an intruder with redis-cli can do to one entry: streams are immutable, so rewrite the stream. */
-  async function rewriteEntry(keys: RedisAuditKeys, seq: number, edit: (entry: AuditEntry) => AuditEntry) {
+  /** What an intruder with redis-cli can do: streams are append-only, so rebuild the stream, item by item as `edit` returns it. */
+  async function rewriteStream(
+    keys: RedisAuditKeys,
+    edit: (id: string, fields: string[]) => [string, string[]],
+  ) {
     const items = await redis.admin().xrange(keys.stream, '-', '+');
     const rewrite = redis.admin().multi().del(keys.stream);
-    for (const [id, fields] of items) {
-      const entry = JSON.parse(fields[1] as string) as AuditEntry;
-      rewrite.xadd(keys.stream, id, 'entry', JSON.stringify(entry.seq === seq ? edit(entry) : entry));
-    }
+    for (const [id, fields] of items) rewrite.xadd(keys.stream, ...edit(id, fields).flat());
     await rewrite.exec();
+  }
+
+  /** Rewrites the entry at seq as `edit` returns it. */
+  async function rewriteEntry(keys: RedisAuditKeys, seq: number, edit: (entry: AuditEntry) => AuditEntry) {
+    await rewriteStream(keys, (id, fields) => {
+      const entry = JSON.parse(fields[1]!) as AuditEntry;
+      return [id, ['entry', JSON.stringify(entry.seq === seq ? edit(entry) : entry)]];
+    });
   }
 
   it('an edited field (DENY turned into ALLOW)', async () => {
@@ -54,6 +65,9 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     expect(await log.isVerified(7)).toBe(true);
     expect(await log.isVerified(8)).toBe(false);
     expect(await log.isVerified(9)).toBe(false);
+    // Checkpoint 10 vouches for the entries after it, not for itself: verified from checkpoint 5.
+    expect(await log.isVerified(10)).toBe(false);
+    expect(await log.isVerified(11)).toBe(true);
   });
 
   it('an edit that also re-hashes the entry breaks the link to the next one', async () => {
@@ -144,5 +158,68 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 5 });
     expect(report.break?.reason).toMatch(/checkpoint at seq 5 names another hash/);
+    expect(await log.isVerified(5)).toBe(false);
+    expect(await log.isVerified(7)).toBe(false);
+  });
+
+  it('stream items that hold no entry: the first one is named by its stream id', async () => {
+    const { log, keys } = await chain();
+    const broken: Record<string, string[]> = { '6-0': ['note', 'x'], '7-0': ['entry', '{not json'] };
+    await rewriteStream(keys, (id, fields) => [id, broken[id] ?? fields]);
+    expect(await log.verify()).toMatchObject({
+      ok: false,
+      entries_checked: 5,
+      break: { seq: 6, reason: 'stream item 6-0: stream item has no entry field' },
+    });
+  });
+
+  it('entries stored under other stream ids than their seqs: the first one is named', async () => {
+    const { log, keys, entries } = await chain();
+    await rewriteStream(keys, (id, fields) => [parseInt(id, 10) >= 6 ? id.replace('-0', '-1') : id, fields]);
+    expect(await log.verify()).toMatchObject({
+      ok: false,
+      entries_checked: 5,
+      break: { seq: 6, entry_id: entries[5]!.id, reason: 'stream item 6-1 holds an entry with seq 6' },
+    });
+    expect(await log.isVerified(7)).toBe(false);
+  });
+
+  it('of an altered entry and a later item that holds none, the altered entry is named', async () => {
+    const { log, keys } = await chain();
+    await rewriteEntry(keys, 8, (e) => ({ ...e, outcome: 'ALLOW' }));
+    await rewriteStream(keys, (id, fields) => [id, id === '11-0' ? ['note', 'x'] : fields]);
+    const report = await log.verify();
+    expect(report.break).toMatchObject({ seq: 8 });
+    expect(report.break?.reason).toMatch(/altered/);
+  });
+
+  for (const [field, value, headSeq] of [
+    ['seq', '11', 11],
+    ['hash', `sha256:${'0'.repeat(64)}`, 12],
+  ] as const) {
+    it(`a chain head whose ${field} alone was changed`, async () => {
+      const { log, keys } = await chain();
+      await redis.admin().hset(keys.head, field, value);
+      expect(await log.verify()).toMatchObject({
+        ok: false,
+        break: {
+          seq: headSeq,
+          reason: `the chain head (seq ${headSeq}) does not match the last entry (seq ${ENTRIES})`,
+        },
+      });
+    });
+  }
+
+  it('a malformed entry is left out of query pages, and logged with what is wrong', async () => {
+    const { logged, logger } = recordingLogger();
+    const { log, keys, entries } = await chain(logger);
+    await rewriteStream(keys, (id, fields) => [id, id === '6-0' ? ['entry', '{not json'] : fields]);
+    const page = await log.query({ order: 'asc', limit: 100 });
+    expect(page.entries).toEqual(entries.filter((e) => e.seq !== 6));
+    expect(logged).toContainEqual({
+      level: 'error',
+      details: { reason: expect.stringMatching(/^stored entry: not valid JSON/) },
+      message: 'audit query skipped a malformed stream entry',
+    });
   });
 });
