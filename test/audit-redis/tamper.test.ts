@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import type { AuditLogger } from '../../src/audit/audit-logger.js';
-import { recordingLogger } from '../../src/audit/file/test-fixtures.js';
+import { hashEntry } from '../../src/audit/chain.js';
+import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
+import { ANCHOR_FIELD } from '../../src/audit/redis/retention.js';
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
@@ -55,6 +57,9 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     });
   }
 
+  /** An edited entry sealed again, as an intruder who knows the hash function can. */
+  const rehashed = (entry: AuditEntry): AuditEntry => ({ ...entry, hash: hashEntry(entry) });
+
   it('an edited field (DENY turned into ALLOW)', async () => {
     const { log, keys, entries } = await chain();
     await rewriteEntry(keys, 8, (e) => ({ ...e, outcome: 'ALLOW' }));
@@ -72,11 +77,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('an edit that also re-hashes the entry breaks the link to the next one', async () => {
     const { log, keys } = await chain();
-    const { hashEntry } = await import('../../src/audit/chain.js');
-    await rewriteEntry(keys, 3, (e) => {
-      const edited = { ...e, risk_score: 0.01 };
-      return { ...edited, hash: hashEntry(edited) };
-    });
+    await rewriteEntry(keys, 3, (e) => rehashed({ ...e, risk_score: 0.01 }));
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 4 });
     expect(report.break?.reason).toMatch(/previous_hash/);
@@ -160,6 +161,20 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     expect(report.break?.reason).toMatch(/checkpoint at seq 5 names another hash/);
     expect(await log.isVerified(5)).toBe(false);
     expect(await log.isVerified(7)).toBe(false);
+  });
+
+  it('a retention anchor altered in Redis, the entry after it linked to it: the checkpoint at its seq catches both', async () => {
+    const { log, keys, entries } = await chain();
+    const anchor = anchorAt(entries[4]!);
+    await log.trim(anchor);
+    const forged = entries[3]!.hash;
+    await redis.admin().hset(keys.head, ANCHOR_FIELD, JSON.stringify({ ...anchor, hash: forged }));
+    await rewriteEntry(keys, 6, (e) => rehashed({ ...e, risk_score: 0.01, previous_hash: forged }));
+    expect(await log.verify()).toMatchObject({
+      ok: false,
+      break: { seq: 5, reason: 'checkpoint at seq 5 names another hash than the retention anchor' },
+    });
+    expect(await log.isVerified(6)).toBe(false);
   });
 
   it('stream items that hold no entry: the first one is named by its stream id', async () => {

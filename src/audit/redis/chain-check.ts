@@ -57,7 +57,7 @@ export async function verifyStream(
   chunkEntries: number,
   anchor: ChainHead | null = null,
 ): Promise<VerifyReport> {
-  const verifier = new ChainVerifier(anchor, afterAnchor(checkpoints, anchor));
+  const verifier = new ChainVerifier(anchor, fromAnchor(checkpoints, anchor));
   const layoutBreak = await feed(redis, keys, verifier, { fromSeq: (anchor?.seq ?? 0) + 1, chunkEntries });
   const report = verifier.finish();
   const atAnchor = anchor && checkpoints.find((c) => c.seq === anchor.seq && c.hash !== anchor.hash);
@@ -80,8 +80,8 @@ export async function verifyStream(
 
 /**
  * True when the chain holds from the nearest checkpoint before seq up to seq itself. The
- * retention anchor counts as a checkpoint, and those before it are ignored; the caller
- * answers false for archived seqs.
+ * retention anchor counts as a checkpoint, and those before it are ignored; one at its seq,
+ * kept outside Redis, takes its place. The caller answers false for archived seqs.
  */
 export async function verifyUpTo(
   redis: Redis,
@@ -91,7 +91,7 @@ export async function verifyUpTo(
   chunkEntries: number,
   anchor: ChainHead | null = null,
 ): Promise<boolean> {
-  const usable = afterAnchor(checkpoints, anchor).filter((c) => c.seq <= seq);
+  const usable = fromAnchor(checkpoints, anchor).filter((c) => c.seq <= seq);
   const start = usable.filter((c) => c.seq < seq).sort((a, b) => b.seq - a.seq)[0] ?? anchor;
   const verifier = new ChainVerifier(start, usable);
   await feed(redis, keys, verifier, { fromSeq: (start?.seq ?? 0) + 1, toSeq: seq, chunkEntries });
@@ -100,6 +100,7 @@ export async function verifyUpTo(
   return verifier.finish().head.seq === seq;
 }
 
-function afterAnchor(checkpoints: readonly Checkpoint[], anchor: ChainHead | null): Checkpoint[] {
-  return checkpoints.filter((c) => c.seq > (anchor?.seq ?? 0));
+/** The checkpoints from the anchor's seq on: those before it name archived entries. */
+function fromAnchor(checkpoints: readonly Checkpoint[], anchor: ChainHead | null): Checkpoint[] {
+  return checkpoints.filter((c) => c.seq >= (anchor?.seq ?? 0));
 }
