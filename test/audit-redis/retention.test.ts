@@ -343,6 +343,15 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     await expectNothingArchived(trimmer.keys, checkpoint.seq, 500);
   });
 
+  it('verifies the entries after an anchor between checkpoints: those before it name archived entries', async () => {
+    const store = new MemoryCheckpointStore();
+    const log = await open(nextPrefix(), { store });
+    const entries = await appendEach(log, 1, 25);
+    await expect.poll(() => store.checkpoints.map((c) => c.seq)).toEqual([10, 20]);
+    await log.trim(anchorAt(entries[14]!));
+    for (const seq of [16, 20, 25]) expect(await log.isVerified(seq), `seq ${seq}`).toBe(true);
+  });
+
   it('archives the whole log: the stream is empty, and the chain goes on from the anchor', async () => {
     const prefix = nextPrefix();
     const log = await open(prefix);
