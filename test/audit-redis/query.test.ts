@@ -116,9 +116,12 @@ describe('Redis audit log: filtered queries and paging', () => {
     expect(page.entries.map((e) => e.seq)).toEqual(expected(all, { actor_id: 'agent-1' }, 'asc'));
   });
 
-  it('rejects a bad time bound as invalid input', async () => {
-    await expect(log.query({ since: 'yesterday', order: 'asc', limit: 5 })).rejects.toMatchObject({
-      code: 'INVALID_REQUEST',
-    });
+  it('rejects a bad time bound as invalid input, naming the bound', async () => {
+    for (const bound of ['since', 'until'] as const) {
+      await expect(log.query({ [bound]: 'yesterday', order: 'asc', limit: 5 })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: `${bound} is not an ISO 8601 time: yesterday`,
+      });
+    }
   });
 });
