@@ -44,7 +44,7 @@ export function indexKeysOf(keys: RedisAuditKeys, entry: AuditEntry): string[] {
   const out: string[] = [];
   for (const field of INDEXED_FIELDS) {
     const value = entry[field];
-    if (value !== null && value !== undefined) out.push(keys.index(field, value));
+    if (value !== null) out.push(keys.index(field, value));
   }
   return out;
 }
