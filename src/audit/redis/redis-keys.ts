@@ -74,6 +74,11 @@ export class RedisAuditKeys {
     return key;
   }
 
+  /** Index key names kept for reuse, over all fields: at most KEPT_INDEX_KEYS per field. */
+  get keptIndexKeys(): number {
+    return Object.values(this.indexKeys).reduce((n, named) => n + named.size, 0);
+  }
+
   private readonly indexKeys: Record<Exclude<IndexedField, 'decision_id'>, Map<string, string>> = {
     actor_id: new Map(),
     capability: new Map(),
