@@ -184,7 +184,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     expect(await log.verify()).toMatchObject({
       ok: false,
       entries_checked: 5,
-      break: { seq: 6, reason: 'stream item 6-0: stream item has no entry field' },
+      break: { seq: 6, reason: 'stream item 6-0: no entry field' },
     });
   });
 

@@ -42,7 +42,7 @@ async function feed(
 }
 
 function decodeItem(item: StreamItem): AuditEntry | { invalid: string } {
-  return item.text === undefined ? { invalid: 'stream item has no entry field' } : decodeEntry(item.text);
+  return item.text === undefined ? { invalid: 'no entry field' } : decodeEntry(item.text);
 }
 
 /**
