@@ -67,4 +67,19 @@ describe('Redis audit log: the live feed', () => {
       await tail.stop();
     }
   });
+
+  it('follows the stream across a Redis restart', async () => {
+    const prefix = 'feed-restart:{audit}';
+    const log = suite.track(await openRedisAuditLog({ redis: suite.url(), keyPrefix: prefix }));
+    const seen: AuditEntry[] = [];
+    log.subscribe((entry) => seen.push(entry));
+    await log.append(decisionEvent(1));
+    await expect.poll(() => seen.length).toBe(1);
+    // The feed's read is in flight when Redis goes.
+    await suite.server().stop();
+    await suite.server().restart();
+    const other = suite.track(await openRedisAuditLog({ redis: suite.url(), keyPrefix: prefix }));
+    await other.append(decisionEvent(2));
+    await expect.poll(() => seen.map((entry) => entry.seq), { timeout: 5000 }).toEqual([1, 2]);
+  });
 });

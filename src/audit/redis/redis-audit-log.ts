@@ -186,9 +186,13 @@ export class RedisAuditLog implements AuditLog {
     });
     this.tail = new StreamTail(
       () => {
+        // Its reads wait for Redis to come back. The read in flight when the connection
+        // drops is sent again (an XREAD after an explicit id reads the same): ioredis would
+        // otherwise leave it unanswered, and the feed would wait on it for good.
         const connection = redis.duplicate({
           enableOfflineQueue: true,
           maxRetriesPerRequest: null,
+          autoResendUnfulfilledCommands: true,
           lazyConnect: false,
         });
         // The feed logs its own read errors; this only keeps ioredis from printing them.

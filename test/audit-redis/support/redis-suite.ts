@@ -22,6 +22,8 @@ export function useRedisSuite() {
   });
   return {
     url: () => server!.url,
+    /** The redis-server itself: to stop, restart or pause it. */
+    server: () => server!,
     admin: () => admin!,
     /** Closes the log after the file. */
     track: (log: RedisAuditLog) => {
