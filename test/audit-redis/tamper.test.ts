@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import type { AuditLogger } from '../../src/audit/audit-logger.js';
-import { hashEntry } from '../../src/audit/chain.js';
 import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { ANCHOR_FIELD } from '../../src/audit/redis/retention.js';
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
+import { resealed, rewriteItem, rewriteStream } from './support/tampering.js';
 
 const ENTRIES = 12;
 
@@ -38,27 +38,9 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     return { log, keys: log.keys, entries, store };
   }
 
-  /** What an intruder with redis-cli can do: streams are append-only, so rebuild the stream, item by item as `edit` returns it. */
-  async function rewriteStream(
-    keys: RedisAuditKeys,
-    edit: (id: string, fields: string[]) => [string, string[]],
-  ) {
-    const items = await redis.admin().xrange(keys.stream, '-', '+');
-    const rewrite = redis.admin().multi().del(keys.stream);
-    for (const [id, fields] of items) rewrite.xadd(keys.stream, ...edit(id, fields).flat());
-    await rewrite.exec();
-  }
-
-  /** Rewrites the entry at seq as `edit` returns it. */
   async function rewriteEntry(keys: RedisAuditKeys, seq: number, edit: (entry: AuditEntry) => AuditEntry) {
-    await rewriteStream(keys, (id, fields) => {
-      const entry = JSON.parse(fields[1]!) as AuditEntry;
-      return [id, ['entry', JSON.stringify(entry.seq === seq ? edit(entry) : entry)]];
-    });
+    await rewriteItem(redis.admin(), keys, seq, (entry) => ['entry', JSON.stringify(edit(entry))]);
   }
-
-  /** An edited entry sealed again, as an intruder who knows the hash function can. */
-  const rehashed = (entry: AuditEntry): AuditEntry => ({ ...entry, hash: hashEntry(entry) });
 
   it('an edited field (DENY turned into ALLOW)', async () => {
     const { log, keys, entries } = await chain();
@@ -77,7 +59,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('an edit that also re-hashes the entry breaks the link to the next one', async () => {
     const { log, keys } = await chain();
-    await rewriteEntry(keys, 3, (e) => rehashed({ ...e, risk_score: 0.01 }));
+    await rewriteEntry(keys, 3, (e) => resealed(e, { risk_score: 0.01 }));
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 4 });
     expect(report.break?.reason).toMatch(/previous_hash/);
@@ -169,7 +151,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     await log.trim(anchor);
     const forged = entries[3]!.hash;
     await redis.admin().hset(keys.head, ANCHOR_FIELD, JSON.stringify({ ...anchor, hash: forged }));
-    await rewriteEntry(keys, 6, (e) => rehashed({ ...e, risk_score: 0.01, previous_hash: forged }));
+    await rewriteEntry(keys, 6, (e) => resealed(e, { risk_score: 0.01, previous_hash: forged }));
     expect(await log.verify()).toMatchObject({
       ok: false,
       break: { seq: 5, reason: 'checkpoint at seq 5 names another hash than the retention anchor' },
@@ -180,7 +162,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
   it('stream items that hold no entry: the first one is named by its stream id', async () => {
     const { log, keys } = await chain();
     const broken: Record<string, string[]> = { '6-0': ['note', 'x'], '7-0': ['entry', '{not json'] };
-    await rewriteStream(keys, (id, fields) => [id, broken[id] ?? fields]);
+    await rewriteStream(redis.admin(), keys, (id, fields) => [id, broken[id] ?? fields]);
     expect(await log.verify()).toMatchObject({
       ok: false,
       entries_checked: 5,
@@ -190,7 +172,10 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
 
   it('entries stored under other stream ids than their seqs: the first one is named', async () => {
     const { log, keys, entries } = await chain();
-    await rewriteStream(keys, (id, fields) => [parseInt(id, 10) >= 6 ? id.replace('-0', '-1') : id, fields]);
+    await rewriteStream(redis.admin(), keys, (id, fields) => [
+      parseInt(id, 10) >= 6 ? id.replace('-0', '-1') : id,
+      fields,
+    ]);
     expect(await log.verify()).toMatchObject({
       ok: false,
       entries_checked: 5,
@@ -202,7 +187,7 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
   it('of an altered entry and a later item that holds none, the altered entry is named', async () => {
     const { log, keys } = await chain();
     await rewriteEntry(keys, 8, (e) => ({ ...e, outcome: 'ALLOW' }));
-    await rewriteStream(keys, (id, fields) => [id, id === '11-0' ? ['note', 'x'] : fields]);
+    await rewriteStream(redis.admin(), keys, (id, fields) => [id, id === '11-0' ? ['note', 'x'] : fields]);
     const report = await log.verify();
     expect(report.break).toMatchObject({ seq: 8 });
     expect(report.break?.reason).toMatch(/altered/);
@@ -228,7 +213,10 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
   it('a malformed entry is left out of query pages, and logged with what is wrong', async () => {
     const { logged, logger } = recordingLogger();
     const { log, keys, entries } = await chain(logger);
-    await rewriteStream(keys, (id, fields) => [id, id === '6-0' ? ['entry', '{not json'] : fields]);
+    await rewriteStream(redis.admin(), keys, (id, fields) => [
+      id,
+      id === '6-0' ? ['entry', '{not json'] : fields,
+    ]);
     const page = await log.query({ order: 'asc', limit: 100 });
     expect(page.entries).toEqual(entries.filter((e) => e.seq !== 6));
     expect(logged).toContainEqual({

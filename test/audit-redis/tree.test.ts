@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
+import type { AuditLogger } from '../../src/audit/audit-logger.js';
+import { recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { naiveRoot, referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
 import { leafHash } from '../../src/audit/merkle/tree-hash.js';
 import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
@@ -7,18 +9,42 @@ import { verifyInclusion } from '../../src/audit/merkle/verify-inclusion.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
 import { useRedisSuite } from './support/redis-suite.js';
+import { resealed, rewriteItem } from './support/tampering.js';
 
 describe('Redis audit log: the Merkle tree beside the chain', () => {
   const redis = useRedisSuite();
   let counter = 0;
 
-  async function open(prefix: string, options: { maxBatchEntries?: number } = {}): Promise<RedisAuditLog> {
+  async function open(
+    prefix: string,
+    options: { maxBatchEntries?: number; withoutTree?: boolean; logger?: AuditLogger } = {},
+  ): Promise<RedisAuditLog> {
     return redis.track(await openRedisAuditLog({ redis: redis.url(), keyPrefix: prefix, ...options }));
   }
 
   async function streamEntries(keys: RedisAuditKeys): Promise<AuditEntry[]> {
     const items = await redis.admin().xrange(keys.stream, '-', '+');
     return items.map(([, fields]) => JSON.parse(fields[1] as string) as AuditEntry);
+  }
+
+  /** A log of entries 1..count whose tree holds the first `hashed`: a writer without the tree stored the rest. */
+  async function treeBehind(hashed: number, count: number): Promise<RedisAuditKeys> {
+    counter += 1;
+    const prefix = `tree${counter}:{audit}`;
+    const withTree = await open(prefix);
+    for (let n = 1; n <= hashed; n++) await withTree.append(decisionEvent(n));
+    await withTree.close();
+    const withoutTree = await open(prefix, { withoutTree: true });
+    for (let n = hashed + 1; n <= count; n++) await withoutTree.append(decisionEvent(n));
+    await withoutTree.close();
+    return withTree.keys;
+  }
+
+  /** A replica opened now catches the tree up as it starts (closing waits for that): the tree then, and what it logged. */
+  async function catchUp(keys: RedisAuditKeys) {
+    const { logged, logger } = recordingLogger();
+    await (await openRedisAuditLog({ redis: redis.url(), keyPrefix: keys.prefix, logger })).close();
+    return { tree: (await open(keys.prefix)).tree(), logged };
   }
 
   it('grows with the chain under concurrent writers: one tree, the naive root of the stored entries', async () => {
@@ -90,41 +116,87 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     expect((await second.tree().root(65)).equals(naiveRoot(leaves))).toBe(true);
   });
 
-  it('never hashes in an entry whose own hash does not hold; the tree stops before it', async () => {
-    counter += 1;
-    const prefix = `tree${counter}:{audit}`;
-    const keys = new RedisAuditKeys(prefix);
-    const first = await open(prefix);
-    for (let i = 0; i < 12; i++) await first.append(decisionEvent(i));
-    await first.close();
-    await redis.admin().del(keys.treeChunk(0));
-    await redis.admin().hdel(keys.head, 'tree');
-    // Entry 7 edited in the stream (DENY made ALLOW) before the tree was built.
-    const items = await redis.admin().xrange(keys.stream, '-', '+');
-    const rewrite = redis.admin().multi().del(keys.stream);
-    for (const [id, fields] of items) {
-      const entry = JSON.parse(fields[1] as string) as AuditEntry;
-      rewrite.xadd(
-        keys.stream,
-        id,
-        'entry',
-        JSON.stringify(entry.seq === 7 ? { ...entry, outcome: 'ALLOW', risk_score: 0 } : entry),
-      );
-    }
-    await rewrite.exec();
-    const errors: string[] = [];
-    const second = await openRedisAuditLog({
-      redis: redis.url(),
-      keyPrefix: prefix,
-      logger: { info: () => undefined, warn: () => undefined, error: (_d, message) => errors.push(message) },
-    });
-    redis.track(second);
-    await second.catchUpTree();
-    expect(await second.tree().size()).toBe(6);
-    expect(errors).toContain(
-      'audit tree catch-up stops: the entry at this seq is missing or does not hash to its own hash',
-    );
+  it('hashes in what a writer without the tree stored, from where the tree stopped', async () => {
+    const keys = await treeBehind(5, 12);
+    const { tree, logged } = await catchUp(keys);
+    expect(await tree.size()).toBe(12);
+    expect(logged).toEqual([]);
+    const leaves = (await streamEntries(keys)).map(referenceLeafInput);
+    expect((await tree.root(12)).equals(naiveRoot(leaves))).toBe(true);
   });
+
+  it('says that the tree records are missing, and leaves the tree as it is', async () => {
+    const keys = await treeBehind(5, 12);
+    await redis.admin().del(keys.treeChunk(0));
+    const { tree, logged } = await catchUp(keys);
+    expect(await tree.size()).toBe(5);
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        details: { tree: 5 },
+        message: 'audit tree records are missing; the tree cannot grow until it is rebuilt',
+      },
+    ]);
+  });
+
+  const breaks = [
+    {
+      what: 'an entry whose own hash does not hold (edited in the stream)',
+      hashed: 0,
+      seq: 7,
+      change: (entry: AuditEntry) => ['entry', JSON.stringify({ ...entry, risk_score: 0 })],
+      stopsAt: 7,
+    },
+    {
+      what: 'an entry that does not link to the one before (edited and sealed anew)',
+      hashed: 5,
+      seq: 8,
+      change: (entry: AuditEntry) => ['entry', JSON.stringify(resealed(entry, { risk_score: 0 }))],
+      stopsAt: 9,
+    },
+    {
+      what: 'a stream item that is not an entry',
+      hashed: 0,
+      seq: 7,
+      change: () => ['entry', '{"seq":'],
+      stopsAt: 7,
+    },
+    {
+      what: 'a stream item that holds no entry',
+      hashed: 0,
+      seq: 7,
+      change: () => ['note', 'gone'],
+      stopsAt: 7,
+    },
+    {
+      what: 'entries after a gap where the log begins',
+      hashed: 0,
+      seq: 1,
+      change: () => undefined,
+      stopsAt: 1,
+    },
+    {
+      what: "entries after the tree's last leaf, gone from the stream (their link cannot be checked)",
+      hashed: 5,
+      seq: 5,
+      change: () => undefined,
+      stopsAt: 6,
+    },
+  ];
+  for (const { what, hashed, seq, change, stopsAt } of breaks) {
+    it(`never hashes in ${what}: the tree stops before it and says where`, async () => {
+      const keys = await treeBehind(hashed, 12);
+      await rewriteItem(redis.admin(), keys, seq, change);
+      const { tree, logged } = await catchUp(keys);
+      expect(await tree.size()).toBe(stopsAt - 1);
+      expect(logged).toContainEqual({
+        level: 'error',
+        details: { seq: stopsAt },
+        message:
+          'audit tree catch-up stops: the entry at this seq is missing or does not hash to its own hash',
+      });
+    });
+  }
 
   it('an entry altered in the stream after it was hashed in no longer matches its proof', async () => {
     counter += 1;

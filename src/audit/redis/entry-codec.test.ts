@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../audit-log.js';
 import { sealEntry, storedText } from '../chain.js';
-import { decodeEntry, encodeEntry, entryField, indexKeysOf } from './entry-codec.js';
+import { decodeEntry, encodeEntry, entryField, indexKeysOf, storedEntry } from './entry-codec.js';
 import { RedisAuditKeys, streamId } from './redis-keys.js';
 
 const entry = sealEntry(
@@ -26,6 +26,12 @@ describe('Redis entry codec and key layout', () => {
     expect(decodeEntry(encodeEntry(entry).toString('utf8'))).toEqual(entry);
     expect(entryField(['other', 'x', 'entry', 'json'])).toBe('json');
     expect(entryField(['other', 'x'])).toBeUndefined();
+  });
+
+  it('reads the entry a stream item holds, and none from an item without one or with text that is no entry', () => {
+    expect(storedEntry(['entry', storedText(entry)])).toEqual(entry);
+    expect(storedEntry(['other', storedText(entry)])).toBeUndefined();
+    expect(storedEntry(['entry', '{"seq":1}'])).toBeUndefined();
   });
 
   it('stores the bytes of storedText, whether the hash is spliced in or the entry written anew', () => {

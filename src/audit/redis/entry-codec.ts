@@ -39,6 +39,13 @@ export function entryField<T extends string | Buffer>(fields: readonly T[]): T |
   return undefined;
 }
 
+/** The entry a stream item's fields hold; undefined when they hold none (a tampered stream). */
+export function storedEntry(fields: readonly string[]): AuditEntry | undefined {
+  // Stryker disable next-line StringLiteral: no field and any other text that is no entry read alike.
+  const entry = decodeEntry(entryField(fields) ?? '');
+  return 'invalid' in entry ? undefined : entry;
+}
+
 /** The equality index keys an entry belongs to (null fields are not indexed). */
 export function indexKeysOf(keys: RedisAuditKeys, entry: AuditEntry): string[] {
   const out: string[] = [];

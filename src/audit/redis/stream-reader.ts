@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../audit-log.js';
-import { decodeEntry, entryField } from './entry-codec.js';
+import { entryField, storedEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 
 /** One stream item: its stream id and the stored entry text (undefined when the item has none). */
@@ -46,9 +46,8 @@ export async function readEntries(
   for (const [err, items] of results) {
     if (err) throw err;
     const item = (items as [string, string[]][])[0];
-    const json = item ? entryField(item[1]) : undefined;
-    const entry = json === undefined ? undefined : decodeEntry(json);
-    if (entry && !('invalid' in entry)) entries.push(entry);
+    const entry = item && storedEntry(item[1]);
+    if (entry) entries.push(entry);
   }
   return entries;
 }

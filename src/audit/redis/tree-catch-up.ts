@@ -3,7 +3,7 @@ import type { AuditEntry, ChainHead } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { hashEntry, entryLeafHash } from '../chain.js';
 import { TREE_CATCH_UP_SCRIPT } from './append-scripts.js';
-import { decodeEntryOrThrow, entryField } from './entry-codec.js';
+import { storedEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { encodeFrontier, growTree, RedisTreeStore } from './redis-tree.js';
 import { ANCHOR_FIELD, rangeOf } from './retention.js';
@@ -16,8 +16,9 @@ const CHUNK_LEAVES = 1000;
  * Hashes the entries the tree lacks into it, oldest first, until it holds the head: a
  * log older than the tree, or batches stored while a writer did not know the frontier.
  * Each step stores its records only if the tree still holds what this step read, so
- * replicas catching up at once never store a record twice. An entry whose hash or link
- * does not hold is never hashed in: the catch-up stops there and says so.
+ * replicas catching up at once never store a record twice. An item that holds no entry,
+ * or an entry whose hash or link does not hold, is never hashed in: the catch-up stops
+ * there and says so.
  */
 export async function catchUpRedisTree(
   redis: Redis,
@@ -43,7 +44,7 @@ export async function catchUpRedisTree(
     const to = Math.min(seq, tree + CHUNK_LEAVES);
     // From the entry before: each new leaf must link to the one before it.
     const items = await redis.xrange(keys.stream, streamId(Math.max(tree, 1)), streamId(to));
-    const read = items.map(([, fields]) => decodeEntryOrThrow(entryField(fields) ?? ''));
+    const read = leadingEntries(items);
     const previous = leafBefore(read, tree, anchorText);
     const sound = read.slice(0, soundEntries(read, tree, previous));
     if (sound.length > 0) {
@@ -88,4 +89,15 @@ function soundEntries(entries: readonly AuditEntry[], tree: number, previous: Ch
     linkTo = entry.hash;
   }
   return entries.length;
+}
+
+/** The entries stream items hold, up to the first item that holds none (a tampered stream). */
+function leadingEntries(items: readonly [id: string, fields: string[]][]): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  for (const [, fields] of items) {
+    const entry = storedEntry(fields);
+    if (!entry) break;
+    entries.push(entry);
+  }
+  return entries;
 }
