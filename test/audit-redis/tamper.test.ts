@@ -4,6 +4,7 @@ import type { AuditLogger } from '../../src/audit/audit-logger.js';
 import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { ANCHOR_FIELD } from '../../src/audit/redis/retention.js';
+import { AuditUnavailableError } from '../../src/model/index.js';
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
@@ -224,5 +225,13 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
       details: { reason: expect.stringMatching(/^stored entry: not valid JSON/) },
       message: 'audit query skipped a malformed stream entry',
     });
+  });
+
+  it('a stream key replaced by a value of another type: a read fails with what Redis answered', async () => {
+    const { log, keys, entries } = await chain();
+    await redis.admin().multi().del(keys.stream).set(keys.stream, 'gone').exec();
+    const error = await log.get(entries[0]!.id).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(AuditUnavailableError);
+    expect(String((error as Error).cause)).toMatch(/WRONGTYPE/);
   });
 });
