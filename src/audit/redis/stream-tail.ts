@@ -87,7 +87,7 @@ export class StreamTail {
         lastId = await this.readOnce(connection, lastId);
       } catch (err) {
         if (this.connection !== connection) return;
-        this.logger.warn({ err }, 'audit live feed lost Redis; retrying');
+        this.logger.warn({ err }, 'audit live feed could not read the stream; retrying');
         await sleep(RETRY_DELAY_MS);
       }
     }
