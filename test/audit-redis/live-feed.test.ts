@@ -139,8 +139,12 @@ describe('Redis audit log: the live feed', () => {
     await feed.store(first!);
     await feed.store(second!);
     await expect.poll(() => feed.seen.length).toBe(2);
-    const warning = { level: 'warn', details: { err: bug }, message: 'audit subscriber threw' };
-    expect(feed.logged).toEqual([warning, warning]);
+    const warning = (seq: number) => ({
+      level: 'warn',
+      details: { err: bug, seq },
+      message: 'audit subscriber threw; ignored',
+    });
+    expect(feed.logged).toEqual([warning(first!.entry.seq), warning(second!.entry.seq)]);
   });
 
   it('closes its connection once the last subscriber leaves, and logs nothing for it', async () => {

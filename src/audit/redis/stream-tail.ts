@@ -118,7 +118,7 @@ export class StreamTail {
       try {
         listener(entry);
       } catch (err) {
-        this.logger.warn({ err }, 'audit subscriber threw');
+        this.logger.warn({ err, seq: entry.seq }, 'audit subscriber threw; ignored');
       }
     }
   }
