@@ -7,7 +7,8 @@ import type {
   Checkpoint,
   RetentionAnchor,
 } from '../../src/audit/audit-log.js';
-import { silentLogger } from '../../src/audit/audit-logger.js';
+import { type AuditLogger, silentLogger } from '../../src/audit/audit-logger.js';
+import { recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
 import { leafHash } from '../../src/audit/merkle/tree-hash.js';
 import { verifyInclusion } from '../../src/audit/merkle/verify-inclusion.js';
@@ -122,7 +123,12 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
 
   async function open(
     prefix: string,
-    options: { store?: MemoryCheckpointStore; trimBatchEntries?: number; maxBatchEntries?: number } = {},
+    options: {
+      store?: MemoryCheckpointStore;
+      trimBatchEntries?: number;
+      maxBatchEntries?: number;
+      logger?: AuditLogger;
+    } = {},
   ): Promise<RedisAuditLog> {
     const { store, ...rest } = options;
     return redis.track(
@@ -251,23 +257,36 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     const prefix = nextPrefix();
     const log = await open(prefix);
     const entries = await appendEach(log, 1, 40);
-    const conflict = { code: 'CONFLICT' };
-    await expect(log.trim({ ...anchorAt(entries[19]!), hash: entries[18]!.hash })).rejects.toMatchObject(
-      conflict,
+    const refused = (anchor: RetentionAnchor, message: string) =>
+      expect(log.trim(anchor)).rejects.toMatchObject({ code: 'CONFLICT', message });
+    /** An anchor whose hash or id is not the entry's at its seq. */
+    const notTheEntry = (anchor: RetentionAnchor) => {
+      const entry = entries[anchor.seq - 1]!;
+      return refused(
+        anchor,
+        `the audit entry at seq ${anchor.seq} is ${entry.id} with hash ${entry.hash}, not the anchor's ${anchor.entry_id} with hash ${anchor.hash}`,
+      );
+    };
+    const [e19, e20] = [entries[18]!, entries[19]!];
+    await notTheEntry({ ...anchorAt(e20), hash: e19.hash });
+    await notTheEntry({ ...anchorAt(e20), entry_id: e19.id });
+    await refused(
+      { ...anchorAt(e20), seq: 41 },
+      'the audit log holds no entry at seq 41: not a retention anchor',
     );
-    await expect(log.trim({ ...anchorAt(entries[19]!), entry_id: entries[18]!.id })).rejects.toMatchObject(
-      conflict,
-    );
-    await expect(log.trim({ ...anchorAt(entries[19]!), seq: 41 })).rejects.toMatchObject(conflict);
     expect(await log.retained()).toEqual({ from_seq: 1, anchor: null });
 
-    await log.trim(anchorAt(entries[19]!));
-    await expect(log.trim(anchorAt(entries[9]!))).rejects.toMatchObject(conflict);
-    await expect(log.trim({ ...anchorAt(entries[19]!), hash: entries[18]!.hash })).rejects.toMatchObject(
-      conflict,
+    await log.trim(anchorAt(e20));
+    await refused(
+      anchorAt(entries[9]!),
+      'the audit log is already archived up to seq 20; an anchor at seq 10 would move it back',
     );
-    await expect(log.trim({ ...anchorAt(entries[29]!), hash: entries[28]!.hash })).rejects.toThrow(/seq 30/);
-    expect(await log.retained()).toEqual({ from_seq: 21, anchor: anchorAt(entries[19]!) });
+    await refused(
+      { ...anchorAt(e20), hash: e19.hash },
+      `the audit log is archived up to seq 20 with another hash than ${e19.hash}`,
+    );
+    await notTheEntry({ ...anchorAt(entries[29]!), hash: entries[28]!.hash });
+    expect(await log.retained()).toEqual({ from_seq: 21, anchor: anchorAt(e20) });
 
     // A tree that lags the chain (a log older than the tree): not until it has caught up.
     await redis.admin().hset(log.keys.head, 'tree', '25');
@@ -277,6 +296,63 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     await redis.admin().hset(log.keys.head, 'tree', '40');
     await log.trim(anchorAt(entries[29]!));
     expect((await log.retained()).from_seq).toBe(31);
+  });
+
+  it('refuses an anchor that is none: a seq below 1 or not an integer, or no hash', async () => {
+    const log = await open(nextPrefix());
+    const [first] = await appendEach(log, 1, 2);
+    const refused = (edit: Partial<RetentionAnchor>, message: string) =>
+      expect(log.trim({ ...anchorAt(first!), ...edit })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        message,
+      });
+    await refused({ seq: 0 }, 'not a retention anchor: seq 0');
+    await refused({ seq: 1.5 }, 'not a retention anchor: seq 1.5');
+    await refused({ hash: undefined }, 'not a retention anchor: seq 1');
+    expect(await log.retained()).toEqual({ from_seq: 1, anchor: null });
+  });
+
+  it('records the anchor in the head hash as documented, and logs it once: a rerun records nothing new', async () => {
+    const { logged, logger } = recordingLogger();
+    const log = await open(nextPrefix(), { logger });
+    const entries = await appendEach(log, 1, 12);
+    const anchor = anchorAt(entries[9]!);
+    await log.trim(anchor);
+    await log.trim(anchor);
+    const [recorded, from] = await redis.admin().hmget(log.keys.head, 'anchor', 'from');
+    expect(JSON.parse(recorded!)).toEqual(anchor);
+    expect(from).toBe('11');
+    expect(logged).toEqual([
+      {
+        level: 'info',
+        details: { anchor_seq: 10, archive: 'audit-archive.jsonl', retained_from: 11 },
+        message: 'audit retention anchor recorded; removing the archived entries from Redis',
+      },
+    ]);
+  });
+
+  it('refuses an anchor when another trim records a newer one, or one at its seq with another hash, meanwhile', async () => {
+    const log = await open(nextPrefix());
+    const entries = await appendEach(log, 1, 12);
+    const admin = redis.admin();
+    const anchor = anchorAt(entries[9]!);
+    const overtaken = async (other: RetentionAnchor, message: string) => {
+      const trim = recordAnchor(admin, log.keys, anchor, { requireTree: true, logger: silentLogger });
+      // The trim sent its first read at once; this write on its connection lands after that
+      // read and before the trim's record script.
+      await admin.hset(log.keys.head, 'anchor', JSON.stringify(other), 'from', String(other.seq + 1));
+      await expect(trim).rejects.toMatchObject({ code: 'CONFLICT', message });
+      expect(await log.retained()).toEqual({ from_seq: other.seq + 1, anchor: other });
+      await admin.hdel(log.keys.head, 'anchor', 'from');
+    };
+    await overtaken(
+      anchorAt(entries[10]!),
+      'the audit log is already archived up to seq 11; an anchor at seq 10 would move it back',
+    );
+    await overtaken(
+      { ...anchor, hash: entries[8]!.hash },
+      `the audit log is archived up to seq 10 with another hash than ${anchor.hash}`,
+    );
   });
 
   it('answers only the retained range mid-trim; a rerun, or a replica that starts, finishes the removal', async () => {
