@@ -17,6 +17,7 @@ import { recordAnchor, removeArchivedBatch } from '../../src/audit/redis/retenti
 import { decisionEvent } from './support/events.js';
 import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { useRedisSuite } from './support/redis-suite.js';
+import { rewriteStream } from './support/tampering.js';
 
 const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, second)).toISOString();
 
@@ -146,9 +147,14 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     return `retention${counter}:{audit}`;
   }
 
-  async function appendEach(log: RedisAuditLog, from: number, to: number): Promise<AuditEntry[]> {
+  async function appendEach(
+    log: RedisAuditLog,
+    from: number,
+    to: number,
+    event: (n: number) => AuditEventInput = eventFor,
+  ): Promise<AuditEntry[]> {
     const out: AuditEntry[] = [];
-    for (let n = from; n <= to; n += 1) out.push(await log.append(eventFor(n)));
+    for (let n = from; n <= to; n += 1) out.push(await log.append(event(n)));
     return out;
   }
 
@@ -442,6 +448,40 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     await expectQueriesMatch(log, more);
     expect(await log.verify()).toMatchObject({ ok: true, entries_checked: 8 });
     expect(await log.isVerified(15)).toBe(true);
+  });
+
+  it('removes archived stream items that hold no entry (a tampered stream)', async () => {
+    const log = await open(nextPrefix(), { trimBatchEntries: 2 });
+    const entries = await appendEach(log, 1, 12);
+    await rewriteStream(redis.admin(), log.keys, (id, fields) => [
+      id,
+      parseInt(id, 10) <= 4 ? ['note', 'x'] : fields,
+    ]);
+    await log.trim(anchorAt(entries[9]!));
+    expect((await redis.admin().xrange(log.keys.stream, '-', '+')).map(([id]) => id)).toEqual([
+      '11-0',
+      '12-0',
+    ]);
+  });
+
+  it('removes the time floor records of archived entries dated before 1970 too', async () => {
+    const log = await open(nextPrefix());
+    const before1970 = (n: number) =>
+      decisionEvent(n, { timestamp: new Date(Date.UTC(1969, 11, 31, 23, 59, 40 + n)).toISOString() });
+    const entries = await appendEach(log, 1, 12, before1970);
+    await log.trim(anchorAt(entries[9]!));
+    await expectNothingArchived(log.keys, 10, 12);
+  });
+
+  it('fails a trim when Redis refuses a step of the removal', async () => {
+    const log = await open(nextPrefix());
+    const entries = await appendEach(log, 1, 12);
+    await redis.admin().set(log.keys.timeCeiling, 'not a sorted set');
+    await expect(log.trim(anchorAt(entries[9]!))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'audit trim could not reach Redis',
+      cause: { message: expect.stringMatching(/^WRONGTYPE /) },
+    });
   });
 
   it('queries agree with a plain filter of the retained entries for any timestamps, anchor and progress', async () => {
