@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { ArbiterError } from '../../model/index.js';
 import type { AuditEntry, RetainedRange, RetentionAnchor } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
-import { decodeEntry, entryField, indexKeysOf } from './entry-codec.js';
+import { indexKeysOf, storedEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { LuaScript } from '../../redis/lua-script.js';
 
@@ -91,7 +91,7 @@ export async function recordAnchor(
   }
   const current = (await readRetained(redis, keys)).anchor;
   if (current && current.seq === anchor.seq && current.hash === anchor.hash) return;
-  if (current) refuseBehind(anchor, current.seq, current.hash);
+  if (current) refuseBehind(anchor, current.seq);
   await checkAnchorEntry(redis, keys, anchor);
   const [status, detail] = (await RECORD_ANCHOR.run(
     redis,
@@ -115,14 +115,16 @@ function checkRecorded(anchor: RetentionAnchor, status: string, detail: string |
       `the Merkle tree has not caught up to seq ${anchor.seq} yet; try again`,
     );
   }
-  if (status === 'behind') refuseBehind(anchor, Number(detail), '');
-  if (status === 'forked') refuseBehind(anchor, anchor.seq, String(detail));
+  if (status === 'behind') refuseBehind(anchor, Number(detail));
+  if (status === 'forked') refuseBehind(anchor, anchor.seq);
 }
 
-/** An anchor behind the recorded one, or at its seq with another hash, would move the log back. */
-function refuseBehind(anchor: RetentionAnchor, recordedSeq: number, recordedHash: string): void {
+/**
+ * An anchor behind the recorded one, or at its seq with another hash, would move the log
+ * back. (No caller passes the recorded anchor itself: recordAnchor returns before.)
+ */
+function refuseBehind(anchor: RetentionAnchor, recordedSeq: number): void {
   if (anchor.seq > recordedSeq) return;
-  if (anchor.seq === recordedSeq && anchor.hash === recordedHash) return;
   throw new ArbiterError(
     'CONFLICT',
     anchor.seq === recordedSeq
@@ -134,9 +136,8 @@ function refuseBehind(anchor: RetentionAnchor, recordedSeq: number, recordedHash
 /** The anchor must be an entry the stream still holds, with the anchor's hash and id. */
 async function checkAnchorEntry(redis: Redis, keys: RedisAuditKeys, anchor: RetentionAnchor): Promise<void> {
   const [item] = await redis.xrange(keys.stream, streamId(anchor.seq), streamId(anchor.seq));
-  const text = item ? entryField(item[1]) : undefined;
-  const entry = text === undefined ? undefined : decodeEntry(text);
-  if (!entry || 'invalid' in entry) {
+  const entry = item && storedEntry(item[1]);
+  if (!entry) {
     throw new ArbiterError(
       'CONFLICT',
       `the audit log holds no entry at seq ${anchor.seq}: not a retention anchor`,
@@ -184,9 +185,9 @@ export async function removeArchivedBatch(
   const seqs = items.map(([id]) => id.split('-')[0] as string);
   const entries: AuditEntry[] = [];
   for (const [, fields] of items) {
-    const entry = decodeEntry(entryField(fields) ?? '');
+    const entry = storedEntry(fields);
     // An item that is not an entry has no ids or index keys to remove; the stream item still goes.
-    if (!('invalid' in entry)) entries.push(entry);
+    if (entry) entries.push(entry);
   }
   const floorScores = await redis.zmscore(keys.timeFloor, ...seqs);
   const indexKeys = new Set(entries.flatMap((entry) => indexKeysOf(keys, entry)));
