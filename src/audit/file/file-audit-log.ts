@@ -27,6 +27,7 @@ import { GroupCommit } from './group-commit.js';
 import { openLogFile, type LogFile, type OpenLogFile } from './log-file.js';
 import { loadLog, type LoadedLog } from './log-loader.js';
 import { LogLock } from './log-lock.js';
+import { checkAnchorShape, movesBack, noEntryAt, otherEntryAt, treeBehind } from '../retention-refusals.js';
 import { RangeVerifier } from './range-verifier.js';
 import { RETAINED_COPY_FILE, RetainedCopy, retainedStart } from './retained-copy.js';
 import { RetentionFile } from './retention-file.js';
@@ -276,15 +277,13 @@ export class FileAuditLog implements AuditLog {
   }
 
   private async trimNow(anchor: RetentionAnchor): Promise<void> {
+    checkAnchorShape(anchor);
     const recorded = await this.retention.read();
     if (
       recorded &&
       (recorded.seq > anchor.seq || (recorded.seq === anchor.seq && recorded.hash !== anchor.hash))
     ) {
-      throw new ArbiterError(
-        'CONFLICT',
-        `the audit log is already archived up to seq ${recorded.seq}; an anchor at seq ${anchor.seq} would move it back`,
-      );
+      throw movesBack(anchor, recorded.seq);
     }
     if (!recorded || recorded.seq < anchor.seq) {
       await this.checkAnchorEntry(anchor);
@@ -297,18 +296,9 @@ export class FileAuditLog implements AuditLog {
   private async checkAnchorEntry(anchor: RetentionAnchor): Promise<void> {
     const position = this.index.positionOfSeq(anchor.seq);
     const [entry] = position === undefined ? [] : await readEntries(this.file, this.index, [position]);
-    if (!entry || entry.hash !== anchor.hash || entry.id !== anchor.entry_id) {
-      throw new ArbiterError(
-        'CONFLICT',
-        `the audit log holds no entry ${anchor.seq} with hash ${anchor.hash}: not a retention anchor`,
-      );
-    }
-    if (!this.withoutTree && this.treeFile.size < anchor.seq) {
-      throw new ArbiterError(
-        'CONFLICT',
-        `the Merkle tree has not caught up to seq ${anchor.seq} yet; try again`,
-      );
-    }
+    if (!entry) throw noEntryAt(anchor);
+    if (entry.hash !== anchor.hash || entry.id !== anchor.entry_id) throw otherEntryAt(anchor, entry);
+    if (!this.withoutTree && this.treeFile.size < anchor.seq) throw treeBehind(anchor);
   }
 
   private async cutArchived(anchor: RetentionAnchor): Promise<void> {

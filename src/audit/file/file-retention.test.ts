@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, Checkpoint } from '../audit-log.js';
+import type { AuditEntry, Checkpoint, RetentionAnchor } from '../audit-log.js';
 import { referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { leafHash } from '../merkle/tree-hash.js';
 import { verifyInclusion } from '../merkle/verify-inclusion.js';
@@ -183,23 +183,47 @@ describe('trimming the file audit log at a retention anchor', () => {
     await reopened.close();
   });
 
-  it('refuses an anchor behind the current one, or one that is not the entry at its seq', async () => {
+  it("refuses an anchor that is none, behind the current one, or not the entry at its seq, in the Redis log's words", async () => {
     const log = await openLog(dir);
     const entries = await appendMany(log, 0, 30);
-    await log.trim(anchorAt(entries[19]!));
-    await expect(log.trim(anchorAt(entries[9]!))).rejects.toMatchObject({
-      code: 'CONFLICT',
-      message: 'the audit log is already archived up to seq 20; an anchor at seq 10 would move it back',
-    });
-    await expect(log.trim({ ...anchorAt(entries[19]!), hash: 'f'.repeat(64) })).rejects.toMatchObject({
-      code: 'CONFLICT',
-    });
-    await expect(log.trim({ ...anchorAt(entries[25]!), hash: entries[24]!.hash })).rejects.toThrow(
-      /no entry 26 with hash/,
+    const refused = (anchor: RetentionAnchor, code: string, message: string) =>
+      expect(log.trim(anchor)).rejects.toMatchObject({ code, message });
+    const notTheEntry = (anchor: RetentionAnchor) => {
+      const entry = entries[anchor.seq - 1]!;
+      return refused(
+        anchor,
+        'CONFLICT',
+        `the audit entry at seq ${anchor.seq} is ${entry.id} with hash ${entry.hash}, not the anchor's ${anchor.entry_id} with hash ${anchor.hash}`,
+      );
+    };
+    const [e19, e20] = [entries[18]!, entries[19]!];
+    await refused({ ...anchorAt(e20), seq: 0 }, 'INVALID_REQUEST', 'not a retention anchor: seq 0');
+    await refused({ ...anchorAt(e20), seq: 1.5 }, 'INVALID_REQUEST', 'not a retention anchor: seq 1.5');
+    await refused(
+      { ...anchorAt(e20), hash: undefined! },
+      'INVALID_REQUEST',
+      'not a retention anchor: seq 20',
     );
-    await expect(log.trim({ ...anchorAt(entries[25]!), entry_id: entries[24]!.id })).rejects.toThrow(
-      /no entry 26 with hash/,
+    await refused(
+      { ...anchorAt(e20), seq: 41 },
+      'CONFLICT',
+      'the audit log holds no entry at seq 41: not a retention anchor',
     );
+    await notTheEntry({ ...anchorAt(e20), hash: e19.hash });
+    await notTheEntry({ ...anchorAt(e20), entry_id: e19.id });
+
+    await log.trim(anchorAt(e20));
+    await refused(
+      anchorAt(entries[9]!),
+      'CONFLICT',
+      'the audit log is already archived up to seq 20; an anchor at seq 10 would move it back',
+    );
+    await refused(
+      { ...anchorAt(e20), hash: e19.hash },
+      'CONFLICT',
+      `the audit log is archived up to seq 20 with another hash than ${e19.hash}`,
+    );
+    await notTheEntry({ ...anchorAt(entries[25]!), hash: entries[24]!.hash });
     // Nothing changed by the refusals; the same anchor again is a no-op.
     await log.trim(anchorAt(entries[19]!));
     expect(await storedSeqs()).toEqual(entries.slice(20).map((e) => e.seq));

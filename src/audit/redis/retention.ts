@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { ArbiterError } from '../../model/index.js';
 import type { AuditEntry, RetainedRange, RetentionAnchor } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
+import { checkAnchorShape, movesBack, noEntryAt, otherEntryAt, treeBehind } from '../retention-refusals.js';
 import { indexKeysOf, storedEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { LuaScript } from '../../redis/lua-script.js';
@@ -86,12 +86,11 @@ export async function recordAnchor(
   anchor: RetentionAnchor,
   options: Omit<TrimOptions, 'batchEntries'>,
 ): Promise<void> {
-  if (!Number.isSafeInteger(anchor.seq) || anchor.seq < 1 || typeof anchor.hash !== 'string') {
-    throw new ArbiterError('INVALID_REQUEST', `not a retention anchor: seq ${anchor.seq}`);
-  }
+  checkAnchorShape(anchor);
   const current = (await readRetained(redis, keys)).anchor;
   if (current && current.seq === anchor.seq && current.hash === anchor.hash) return;
-  if (current) refuseBehind(anchor, current.seq);
+  // Behind the recorded anchor, or at its seq with another hash (the same one returned above).
+  if (current && anchor.seq <= current.seq) throw movesBack(anchor, current.seq);
   await checkAnchorEntry(redis, keys, anchor);
   const [status, detail] = (await RECORD_ANCHOR.run(
     redis,
@@ -109,45 +108,18 @@ export async function recordAnchor(
 
 /** Throws for a reply of the record script that recorded nothing: not ok, or another trim moved the anchor in between. */
 function checkRecorded(anchor: RetentionAnchor, status: string, detail: string | undefined): void {
-  if (status === 'tree') {
-    throw new ArbiterError(
-      'CONFLICT',
-      `the Merkle tree has not caught up to seq ${anchor.seq} yet; try again`,
-    );
-  }
-  if (status === 'behind') refuseBehind(anchor, Number(detail));
-  if (status === 'forked') refuseBehind(anchor, anchor.seq);
-}
-
-/**
- * An anchor behind the recorded one, or at its seq with another hash, would move the log
- * back. (No caller passes the recorded anchor itself: recordAnchor returns before.)
- */
-function refuseBehind(anchor: RetentionAnchor, recordedSeq: number): void {
-  if (anchor.seq > recordedSeq) return;
-  throw new ArbiterError(
-    'CONFLICT',
-    anchor.seq === recordedSeq
-      ? `the audit log is archived up to seq ${recordedSeq} with another hash than ${anchor.hash}`
-      : `the audit log is already archived up to seq ${recordedSeq}; an anchor at seq ${anchor.seq} would move it back`,
-  );
+  if (status === 'tree') throw treeBehind(anchor);
+  if (status === 'behind') throw movesBack(anchor, Number(detail));
+  if (status === 'forked') throw movesBack(anchor, anchor.seq);
 }
 
 /** The anchor must be an entry the stream still holds, with the anchor's hash and id. */
 async function checkAnchorEntry(redis: Redis, keys: RedisAuditKeys, anchor: RetentionAnchor): Promise<void> {
   const [item] = await redis.xrange(keys.stream, streamId(anchor.seq), streamId(anchor.seq));
   const entry = item && storedEntry(item[1]);
-  if (!entry) {
-    throw new ArbiterError(
-      'CONFLICT',
-      `the audit log holds no entry at seq ${anchor.seq}: not a retention anchor`,
-    );
-  }
+  if (!entry) throw noEntryAt(anchor);
   if (entry.hash !== anchor.hash || entry.id !== anchor.entry_id) {
-    throw new ArbiterError(
-      'CONFLICT',
-      `the audit entry at seq ${anchor.seq} is ${entry.id} with hash ${entry.hash}, not the anchor's ${anchor.entry_id} with hash ${anchor.hash}`,
-    );
+    throw otherEntryAt(anchor, entry);
   }
 }
 
