@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { GENESIS_HASH, hashEntry } from '../../src/audit/chain.js';
+import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { openRedisAuditLog, type RedisAuditLog } from '../../src/audit/redis/index.js';
+import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import { decisionEvent } from './support/events.js';
 
@@ -40,10 +43,17 @@ describe('Redis audit log: append and read', () => {
   });
 
   it('verifies the chain and each entry', async () => {
-    const report = await log.verify();
-    expect(report).toMatchObject({ ok: true, entries_checked: 5, head: await log.head() });
-    expect(await log.isVerified(4)).toBe(true);
-    expect(await log.isVerified(99)).toBe(false);
+    expect(await log.verify()).toEqual({
+      ok: true,
+      entries_checked: 5,
+      head: await log.head(),
+      checkpoints_checked: 0,
+      retained: { from_seq: 1, anchor: null },
+    });
+    expect(await log.isVerified(1)).toBe(true);
+    expect(await log.isVerified(5)).toBe(true);
+    for (const seq of [0, -1, 1.5, Number.NaN, 6, 99])
+      expect(await log.isVerified(seq), `seq ${seq}`).toBe(false);
   });
 
   it('feeds subscribers with entries appended by any writer, from the moment they subscribe', async () => {
@@ -76,5 +86,116 @@ describe('Redis audit log: append and read', () => {
     expect((await degraded.append(decisionEvent(1))).seq).toBe(1);
     await degraded.close();
     expect(warnings).toContain('audit checkpoint could not be saved');
+  });
+
+  it('refuses appends and trims once closed; closing again does nothing', async () => {
+    const closing = await openRedisAuditLog({ redis: server.url, keyPrefix: 'closed:{audit}' });
+    const entry = await closing.append(decisionEvent(1));
+    await closing.close();
+    const closed = { code: 'UNAVAILABLE', message: 'the audit log is closed' };
+    await expect(closing.append(decisionEvent(2))).rejects.toMatchObject(closed);
+    await expect(closing.trim(anchorAt(entry))).rejects.toMatchObject(closed);
+    await expect(closing.close()).resolves.toBeUndefined();
+  });
+
+  it('keeps its keys under arbiter:{audit} unless told another prefix', async () => {
+    const unprefixed = await openRedisAuditLog({ redis: server.url });
+    await unprefixed.append(decisionEvent(1));
+    await unprefixed.close();
+    expect(unprefixed.keys.prefix).toBe('arbiter:{audit}');
+    const admin = new Redis(server.url);
+    onTestFinished(() => admin.disconnect());
+    expect(await admin.xlen('arbiter:{audit}:stream')).toBe(1);
+  });
+
+  it('lists no checkpoints without a checkpoint store', async () => {
+    expect(await log.checkpoints()).toEqual([]);
+  });
+
+  it('checkpoints the head every 1000 entries by default, and once more when closed', async () => {
+    const store = new MemoryCheckpointStore();
+    const time = '2025-03-01T00:00:00.000Z';
+    const checkpointed = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: 'checkpoint-defaults:{audit}',
+      checkpoints: { store, intervalMs: 0 },
+      now: () => new Date(time),
+    });
+    await Promise.all(Array.from({ length: 999 }, (_, n) => checkpointed.append(decisionEvent(n))));
+    const thousandth = await checkpointed.append(decisionEvent(999));
+    await expect.poll(() => store.checkpoints.length).toBe(1);
+    const last = await checkpointed.append(decisionEvent(1000));
+    await checkpointed.close();
+    const checkpointOf = (entry: AuditEntry) => ({
+      seq: entry.seq,
+      hash: entry.hash,
+      entry_id: entry.id,
+      time,
+    });
+    expect(store.checkpoints).toEqual([checkpointOf(thousandth), checkpointOf(last)]);
+  });
+
+  it('checkpoints nothing when an empty log is closed', async () => {
+    const store = new MemoryCheckpointStore();
+    const empty = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: 'checkpoint-empty:{audit}',
+      checkpoints: { store, intervalMs: 0 },
+    });
+    await empty.close();
+    expect(store.checkpoints).toEqual([]);
+  });
+
+  it('names the read that Redis did not answer within the read bound', async () => {
+    const slow = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: 'slow-reads:{audit}',
+      readTimeoutMs: 100,
+    });
+    const entry = await slow.append(decisionEvent(1));
+    const reads: Array<[string, () => Promise<unknown>]> = [
+      ['audit head', () => slow.head()],
+      ['audit get', () => slow.get(entry.id)],
+      ['audit by decision', () => slow.byDecision('dec-1')],
+      ['audit query', () => slow.query({ order: 'asc', limit: 5 })],
+      ['audit chain check', () => slow.isVerified(1)],
+      ['audit retained range', () => slow.retained()],
+    ];
+    server.pause();
+    try {
+      for (const [what, read] of reads) {
+        await expect(read(), what).rejects.toMatchObject({
+          code: 'UNAVAILABLE',
+          message: `${what} could not read Redis`,
+          cause: { message: `${what} did not answer within 100 ms` },
+        });
+      }
+    } finally {
+      server.resume();
+    }
+    await slow.close();
+  });
+
+  it('reads the Redis clock again after a reconnect, and says so when it cannot', async () => {
+    const admin = new Redis(server.url);
+    onTestFinished(() => admin.disconnect());
+    await admin.acl('SETUSER', 'clockless', 'on', '>secret', '~*', '&*', '+@all');
+    const { logged, logger } = recordingLogger();
+    const url = new URL(server.url);
+    const clockless = await openRedisAuditLog({
+      redis: `redis://clockless:secret@${url.host}`,
+      keyPrefix: 'clock:{audit}',
+      logger,
+    });
+    await admin.acl('SETUSER', 'clockless', '-time');
+    await admin.client('KILL', 'USER', 'clockless');
+    await expect
+      .poll(() => logged)
+      .toContainEqual({
+        level: 'warn',
+        details: { err: expect.objectContaining({ message: expect.stringMatching(/^NOPERM/) }) },
+        message: 'audit log could not read the Redis clock',
+      });
+    await clockless.close();
   });
 });
