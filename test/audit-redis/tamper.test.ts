@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../src/audit/audit-log.js';
+import type { AuditEntry, RollbackReport } from '../../src/audit/audit-log.js';
 import type { AuditLogger } from '../../src/audit/audit-logger.js';
 import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
@@ -233,5 +233,155 @@ describe('Redis audit log: tampering in Redis is detected and named', () => {
     const error = await log.get(entries[0]!.id).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(AuditUnavailableError);
     expect(String((error as Error).cause)).toMatch(/WRONGTYPE/);
+    await expect(log.verify()).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'audit verification could not read Redis',
+      cause: { message: expect.stringMatching(/^WRONGTYPE /) },
+    });
+  });
+
+  it('a chain cut back under its newest checkpoint: a replica opening says what was lost, tells, and records it', async () => {
+    counter += 1;
+    const store = new MemoryCheckpointStore();
+    const prefix = `tamper${counter}:{audit}`;
+    const writer = redis.track(
+      await openRedisAuditLog({
+        redis: redis.url(),
+        keyPrefix: prefix,
+        checkpoints: { store, everyEntries: 5, intervalMs: 0 },
+      }),
+    );
+    const entries: AuditEntry[] = [];
+    for (let n = 1; n <= 17; n += 1) entries.push(await writer.append(decisionEvent(n)));
+    await expect.poll(() => store.checkpoints.map((c) => c.seq)).toEqual([5, 10, 15]);
+    const kept = entries[11]!;
+    // As on a replica that never had entries 13..17: the stream ends, and the head and tree stand, at 12.
+    await rewriteStream(redis.admin(), writer.keys, (id, fields) =>
+      parseInt(id, 10) <= 12 ? [id, fields] : undefined,
+    );
+    await redis.admin().hset(writer.keys.head, 'seq', '12', 'hash', kept.hash, 'id', kept.id, 'tree', '12');
+
+    const { logged, logger } = recordingLogger();
+    const told: RollbackReport[] = [];
+    const detectedAt = '2025-03-01T00:00:00.000Z';
+    const reader = redis.track(
+      await openRedisAuditLog({
+        redis: redis.url(),
+        keyPrefix: prefix,
+        checkpoints: { store, intervalMs: 0 },
+        logger,
+        onRollback: (rollback) => told.push(rollback),
+        now: () => new Date(detectedAt),
+      }),
+    );
+    const rollback = {
+      lost_from_seq: 13,
+      lost_to_seq: 15,
+      found_head: { seq: 12, hash: kept.hash },
+      detected_at: detectedAt,
+    };
+    expect(logged).toContainEqual({
+      level: 'error',
+      details: rollback,
+      message:
+        'audit entries 13..15 were stored and are gone from Redis (the chain ends before its newest checkpoint: a failover to a replica that lacked them? use --redis-wait-replicas); the chain continues from seq 12',
+    });
+    expect(told).toEqual([rollback]);
+    await expect
+      .poll(async () => (await reader.verify()).rollbacks)
+      .toEqual([{ ...rollback, audit_ref: expect.any(String) }]);
+    const [recorded] = (await reader.verify()).rollbacks!;
+    expect(await reader.get(recorded!.audit_ref!)).toMatchObject({
+      seq: 13,
+      event_type: 'audit.rollback_detected',
+      data: rollback,
+    });
+  });
+
+  it('a chain head moved to another entry at its seq under a writer: the writer says that entry was lost', async () => {
+    const { logged, logger } = recordingLogger();
+    const { log, keys } = await chain(logger);
+    const other = `sha256:${'1'.repeat(64)}`;
+    await redis.admin().hset(keys.head, 'hash', other);
+    const next = await log.append(decisionEvent(13));
+    expect(next).toMatchObject({ seq: 13, previous_hash: other });
+    expect(logged).toContainEqual({
+      level: 'error',
+      details: expect.objectContaining({
+        lost_from_seq: ENTRIES,
+        lost_to_seq: ENTRIES,
+        found_head: { seq: ENTRIES, hash: other },
+      }),
+      message: `audit entries ${ENTRIES}..${ENTRIES} were stored and are gone from Redis (the head went back under this replica: a failover to a replica that lacked them? use --redis-wait-replicas); the chain continues from seq ${ENTRIES}`,
+    });
+  });
+
+  it('verify lists the recorded rollbacks oldest first', async () => {
+    const { log, keys } = await chain();
+    const lostAt: number[] = [];
+    for (const n of [1, 2]) {
+      const head = await log.head();
+      await redis.admin().hset(keys.head, 'hash', `sha256:${String(n).repeat(64)}`);
+      await log.append(decisionEvent(ENTRIES + n));
+      lostAt.push(head.seq);
+      await expect.poll(async () => (await log.verify()).rollbacks?.length).toBe(n);
+    }
+    const { rollbacks } = await log.verify();
+    expect(rollbacks?.map((r) => r.lost_from_seq)).toEqual(lostAt);
+  });
+
+  it('a rollback that cannot be recorded in the chain is logged with its range', async () => {
+    counter += 1;
+    const keys = new RedisAuditKeys(`tamper${counter}:{audit}`);
+    await redis.admin().set(keys.stream, 'not a stream');
+    const store = new MemoryCheckpointStore();
+    await store.save({
+      seq: 3,
+      hash: `sha256:${'3'.repeat(64)}`,
+      entry_id: 'gone-3',
+      time: '2025-01-01T00:00:00.000Z',
+    });
+    const { logged, logger } = recordingLogger();
+    redis.track(
+      await openRedisAuditLog({
+        redis: redis.url(),
+        keyPrefix: keys.prefix,
+        checkpoints: { store, intervalMs: 0 },
+        logger,
+      }),
+    );
+    await expect
+      .poll(() => logged.find((l) => l.message === 'the audit rollback could not be recorded in the chain'))
+      .toEqual({
+        level: 'error',
+        details: expect.objectContaining({ err: expect.any(Error), lost_from_seq: 1, lost_to_seq: 3 }),
+        message: 'the audit rollback could not be recorded in the chain',
+      });
+  });
+
+  it('an id index naming a seq that holds another entry, or none: get answers nothing', async () => {
+    const { log, keys, entries } = await chain();
+    await redis.admin().hset(keys.ids, entries[2]!.id, '4');
+    await redis.admin().xdel(keys.stream, '6-0');
+    expect(await log.get(entries[2]!.id)).toBeUndefined();
+    expect(await log.get(entries[5]!.id)).toBeUndefined();
+    expect(await log.get(entries[3]!.id)).toEqual(entries[3]);
+  });
+
+  it('an id index replaced by a value of another type: get fails as unavailable', async () => {
+    const { log, keys, entries } = await chain();
+    await redis.admin().multi().del(keys.ids).set(keys.ids, 'gone').exec();
+    await expect(log.get(entries[0]!.id)).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'audit get could not read Redis',
+      cause: { message: expect.stringMatching(/^WRONGTYPE /) },
+    });
+  });
+
+  it('an entry past a chain head whose seq was lowered is not verified', async () => {
+    const { log, keys } = await chain();
+    await redis.admin().hset(keys.head, 'seq', String(ENTRIES - 1));
+    expect(await log.isVerified(ENTRIES - 1)).toBe(true);
+    expect(await log.isVerified(ENTRIES)).toBe(false);
   });
 });
