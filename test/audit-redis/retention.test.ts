@@ -208,6 +208,8 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     expect(await log.get(entries[30]!.id)).toEqual(entries[30]);
     expect(await log.byDecision('early-0')).toEqual([]);
     expect(await log.byDecision('dec-3')).toEqual(retained.filter((e) => e.decision_id === 'dec-3'));
+    // Its first entry is the first retained one.
+    expect(await log.byDecision('dec-4')).toEqual(retained.filter((e) => e.decision_id === 'dec-4'));
 
     const report = await log.verify();
     expect(report).toMatchObject({
@@ -392,11 +394,66 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     // Again, interrupted after its anchor only: a replica that opens finishes it by itself.
     const later = anchorOf(store.checkpoints.find((c) => c.seq === 50)!);
     await recordAnchor(redis.admin(), keys, later, { requireTree: true, logger: silentLogger });
-    const replica = await open(prefix);
+    const { logged, logger } = recordingLogger();
+    const replica = await open(prefix, { logger });
     await expect.poll(() => redis.admin().xlen(keys.stream)).toBe(10);
     await expectNothingArchived(keys, 50, 60);
+    expect(logged).toEqual([
+      { level: 'info', details: { anchor_seq: 50 }, message: 'finishing an interrupted audit trim' },
+    ]);
     await replica.trim(later);
     expect(await replica.verify()).toMatchObject({ ok: true, entries_checked: 10 });
+  });
+
+  /** A log of entries 1..count whose trim at `anchorSeq` stopped right after recording its anchor. */
+  async function interruptedTrim(count: number, anchorSeq: number) {
+    const prefix = nextPrefix();
+    const log = await open(prefix);
+    const entries = await appendEach(log, 1, count);
+    const anchor = anchorAt(entries[anchorSeq - 1]!);
+    await recordAnchor(redis.admin(), log.keys, anchor, { requireTree: true, logger: silentLogger });
+    return { prefix, log, keys: log.keys, anchor };
+  }
+
+  it('a replica that starts finishes a removal interrupted at the anchor entry itself', async () => {
+    const { prefix, keys } = await interruptedTrim(12, 10);
+    await removeArchivedBatch(redis.admin(), keys, 10, 9);
+    await open(prefix);
+    await expect.poll(() => redis.admin().xlen(keys.stream)).toBe(2);
+  });
+
+  it('a replica that starts on a log never trimmed, trimmed, or archived whole has nothing to finish and logs nothing', async () => {
+    const prefix = nextPrefix();
+    const log = await open(prefix);
+    const entries = await appendEach(log, 1, 12);
+    for (const anchor of [undefined, anchorAt(entries[9]!), anchorAt(entries[11]!)]) {
+      if (anchor) await log.trim(anchor);
+      const { logged, logger } = recordingLogger();
+      await (await open(prefix, { logger })).close();
+      expect(logged).toEqual([]);
+    }
+  });
+
+  it('a replica that cannot finish an interrupted trim says so', async () => {
+    const { prefix, keys } = await interruptedTrim(12, 10);
+    await redis.admin().set(keys.timeCeiling, 'not a sorted set');
+    const { logged, logger } = recordingLogger();
+    await open(prefix, { logger });
+    await expect
+      .poll(() => logged)
+      .toContainEqual({
+        level: 'warn',
+        details: { err: expect.objectContaining({ message: expect.stringMatching(/^WRONGTYPE /) }) },
+        message: 'an interrupted audit trim could not be finished; the next trim will',
+      });
+  });
+
+  it('closing a replica stops the removal it was finishing; the next trim finishes it', async () => {
+    const { prefix, log, keys, anchor } = await interruptedTrim(40, 30);
+    await (await open(prefix, { trimBatchEntries: 1 })).close();
+    expect(await redis.admin().xlen(keys.stream)).toBeGreaterThan(10);
+    await log.trim(anchor);
+    await expectNothingArchived(keys, 30, 40);
   });
 
   it('keeps every entry another replica appends during a trim; the chain verifies', async () => {
