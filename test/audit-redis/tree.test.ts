@@ -139,6 +139,27 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     ]);
   });
 
+  it('logs a catch-up that Redis refuses', async () => {
+    const keys = await treeBehind(5, 12);
+    await redis.admin().multi().del(keys.treeChunk(0)).hset(keys.treeChunk(0), 'not', 'records').exec();
+    const { logged } = await catchUp(keys);
+    expect(logged).toContainEqual({
+      level: 'warn',
+      details: { err: expect.objectContaining({ message: expect.stringMatching(/^WRONGTYPE /) }) },
+      message: 'audit tree catch-up failed; retried with the next batch',
+    });
+  });
+
+  it('a writer that finds the tree behind the chain hashes the rest in by itself', async () => {
+    counter += 1;
+    const prefix = `tree${counter}:{audit}`;
+    const writer = await open(prefix);
+    const withoutTree = await open(prefix, { withoutTree: true });
+    for (let n = 1; n <= 5; n++) await withoutTree.append(decisionEvent(n));
+    await writer.append(decisionEvent(6));
+    await expect.poll(() => writer.tree().size()).toBe(6);
+  });
+
   const breaks = [
     {
       what: 'an entry whose own hash does not hold (edited in the stream)',
