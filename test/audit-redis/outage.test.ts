@@ -181,6 +181,21 @@ describe('Redis audit log: Redis down or slow', () => {
     await log.close();
   });
 
+  it('opening against a Redis that does not answer fails as unavailable, naming the connect bound', async () => {
+    server.pause();
+    try {
+      await expect(
+        openRedisAuditLog({ redis: server.url, keyPrefix: 'paused:{audit}', connectTimeoutMs: 300 }),
+      ).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: 'cannot open the Redis audit log',
+        cause: { message: 'Redis connect did not answer within 300 ms' },
+      });
+    } finally {
+      server.resume();
+    }
+  });
+
   it('opening while Redis is down fails as unavailable', async () => {
     await server.stop();
     try {
