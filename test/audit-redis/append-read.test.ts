@@ -135,6 +135,20 @@ describe('Redis audit log: append and read', () => {
     expect(store.checkpoints).toEqual([checkpointOf(thousandth), checkpointOf(last)]);
   });
 
+  it('verifies against the checkpoints stored now, not a list read a moment ago', async () => {
+    const store = new MemoryCheckpointStore();
+    const checked = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: 'fresh-checkpoints:{audit}',
+      checkpoints: { store, intervalMs: 0 },
+    });
+    const entry = await checked.append(decisionEvent(1));
+    // Saved by the leader, another replica.
+    await store.save({ seq: 1, hash: entry.hash, entry_id: entry.id, time: entry.timestamp });
+    expect(await checked.verify()).toMatchObject({ ok: true, checkpoints_checked: 1 });
+    await checked.close();
+  });
+
   it('checkpoints nothing when an empty log is closed', async () => {
     const store = new MemoryCheckpointStore();
     const empty = await openRedisAuditLog({
