@@ -112,6 +112,27 @@ describe('Redis audit log: append and read', () => {
     expect(await log.checkpoints()).toEqual([]);
   });
 
+  it('names the checkpoint store, not Redis, when checkpoints cannot be listed and none were', async () => {
+    const store = new MemoryCheckpointStore();
+    const outage = new Error('configmaps "arbiter-audit-checkpoints" is forbidden');
+    store.outage = outage;
+    const unlisted = await openRedisAuditLog({
+      redis: server.url,
+      keyPrefix: 'checkpoints-unlisted:{audit}',
+      checkpoints: { store, intervalMs: 0 },
+    });
+    onTestFinished(() => unlisted.close());
+    await unlisted.append(decisionEvent(1));
+    const refused = {
+      code: 'UNAVAILABLE',
+      message: 'audit checkpoints could not be read from their store',
+      cause: outage,
+    };
+    await expect(unlisted.checkpoints()).rejects.toMatchObject(refused);
+    await expect(unlisted.verify()).rejects.toMatchObject(refused);
+    await expect(unlisted.isVerified(1)).rejects.toMatchObject(refused);
+  });
+
   it('checkpoints the head every 1000 entries by default, and once more when closed', async () => {
     const store = new MemoryCheckpointStore();
     const time = '2025-03-01T00:00:00.000Z';

@@ -67,7 +67,7 @@ describe('the Redis log checkpointer', () => {
     expect(logged).toEqual([
       {
         level: 'warn',
-        details: { err: store.outage },
+        details: { err: expect.objectContaining({ cause: store.outage }) as unknown },
         message: 'audit checkpoints could not be read; will retry on use',
       },
     ]);
@@ -128,7 +128,11 @@ describe('the Redis log checkpointer', () => {
     const outage = new Error('connection refused');
     store.outage = outage;
     const { checkpointer: never } = checkpointer({ store, listCacheMs: 0 });
-    await expect(never.list()).rejects.toBe(outage);
+    await expect(never.list()).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'audit checkpoints could not be read from their store',
+      cause: outage,
+    });
 
     store.outage = undefined;
     const { checkpointer: c, logged } = checkpointer({ store, listCacheMs: 0 });

@@ -1,3 +1,4 @@
+import { AuditUnavailableError } from '../../model/index.js';
 import type { Checkpoint, CheckpointStore } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
 import { type CheckpointSigner, saveCheckpoint } from '../checkpoint-signer.js';
@@ -75,7 +76,11 @@ export class Checkpointer {
       listed = await this.settings.store.list();
     } catch (err) {
       // A stale list still bounds verification; only with none at all is this an error.
-      if (!this.cached) throw err;
+      if (!this.cached) {
+        throw new AuditUnavailableError('audit checkpoints could not be read from their store', {
+          cause: err,
+        });
+      }
       this.logger.warn({ err }, 'audit checkpoints could not be read; using the last list');
       return this.cached.checkpoints;
     }

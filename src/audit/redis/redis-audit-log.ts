@@ -401,6 +401,7 @@ export class RedisAuditLog implements AuditLog {
       }));
       return rollbacks.length > 0 ? { ...report, rollbacks } : report;
     } catch (err) {
+      if (err instanceof ArbiterError) throw err; // the checkpoint store's, say: not Redis
       throw new AuditUnavailableError('audit verification could not read Redis', { cause: err });
     }
   }
