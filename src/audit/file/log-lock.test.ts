@@ -114,6 +114,8 @@ describe('LogLock', () => {
   it('leaves nothing but the lock behind, whether it takes it or not', async () => {
     const lock = await LogLock.acquire(dir);
     expect(await readdir(dir)).toEqual([LOCK_FILE]);
+    // Owner and group may read it, as they may read the log: no one else.
+    expect((await stat(lockPath)).mode & 0o777).toBe(0o640 & ~process.umask());
     await expect(LogLock.acquire(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
     await lock.release();
     await writeFile(lockPath, '1\n');
