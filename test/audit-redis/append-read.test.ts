@@ -88,6 +88,29 @@ describe('Redis audit log: append and read', () => {
     expect(warnings).toContain('audit checkpoint could not be saved');
   });
 
+  it('refuses an event it cannot store, as the file log does, and appends the others of its batch', async () => {
+    const own = await openRedisAuditLog({ redis: server.url, keyPrefix: 'refused-events:{audit}' });
+    onTestFinished(() => own.close());
+    const results = await Promise.allSettled([
+      own.append(decisionEvent(1)),
+      own.append(decisionEvent(2, { timestamp: 'yesterday' })),
+      own.append(decisionEvent(3, { data: { amount: Number.NaN } })),
+      own.append(decisionEvent(4)),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.seq : r.reason))).toEqual([
+      1,
+      expect.objectContaining({
+        code: 'INTERNAL',
+        message: 'audit event timestamp "yesterday" is not ISO 8601',
+      }),
+      expect.objectContaining({
+        code: 'INTERNAL',
+        message: 'TypeError: NaN is not allowed in canonical JSON',
+      }),
+      2,
+    ]);
+  });
+
   it('refuses appends and trims once closed; closing again does nothing', async () => {
     const closing = await openRedisAuditLog({ redis: server.url, keyPrefix: 'closed:{audit}' });
     const entry = await closing.append(decisionEvent(1));

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ArbiterError, AuditUnavailableError, randomUuid } from '../../model/index.js';
+import { AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type {
   AuditEntry,
   AuditEventInput,
@@ -15,7 +15,8 @@ import type {
 } from '../audit-log.js';
 import { type AuditTree, StoredAuditTree } from '../audit-tree.js';
 import { CheckpointSigner, type CheckpointSigning } from '../checkpoint-signer.js';
-import { assertCanonicalisable, GENESIS_HASH, sealForStorage, type SealedEntry } from '../chain.js';
+import { GENESIS_HASH, sealForStorage, type SealedEntry } from '../chain.js';
+import { auditEventRefusal } from '../event-check.js';
 import type { LineVerifyReport } from '../export-verify.js';
 import { silentLogger, type AuditLogger } from '../audit-logger.js';
 import { FileCheckpointStore } from './checkpoint-store.js';
@@ -81,16 +82,6 @@ interface LogParts {
   checkpointEvery: CheckpointEvery;
   signing: CheckpointSigning | undefined;
   withoutTree: boolean;
-}
-
-function validateEvent(event: AuditEventInput): void {
-  if (Number.isNaN(Date.parse(event.timestamp))) {
-    throw new ArbiterError(
-      'INTERNAL',
-      `audit event timestamp ${JSON.stringify(event.timestamp)} is not ISO 8601`,
-    );
-  }
-  assertCanonicalisable(event); // throws for what JSON cannot hold, before it can fail a whole batch
 }
 
 /**
@@ -218,11 +209,8 @@ export class FileAuditLog implements AuditLog {
 
   append(event: AuditEventInput): Promise<AuditEntry> {
     if (this.closed) return Promise.reject(new AuditUnavailableError('the audit log is closed'));
-    try {
-      validateEvent(event);
-    } catch (err) {
-      return Promise.reject(err instanceof ArbiterError ? err : new ArbiterError('INTERNAL', String(err)));
-    }
+    const refusal = auditEventRefusal(event);
+    if (refusal) return Promise.reject(refusal);
     return this.commits.submit(event);
   }
 

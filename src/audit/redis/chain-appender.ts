@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AuditUnavailableError, randomUuid } from '../../model/index.js';
 import type { AuditEntry, AuditEventInput, ChainHead } from '../audit-log.js';
-import { assertCanonicalisable, sealForStorage, type SealedEntry } from '../chain.js';
+import { sealForStorage, type SealedEntry } from '../chain.js';
+import { auditEventRefusal } from '../event-check.js';
 import type { TreeFrontier } from '../merkle/tree-frontier.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from './append-scripts.js';
 import { decodeEntryOrThrow, entryField, indexKeysOf } from './entry-codec.js';
@@ -134,14 +135,8 @@ export class ChainAppender {
   }
 
   append(event: AuditEventInput): Promise<AuditEntry> {
-    if (Number.isNaN(Date.parse(event.timestamp))) {
-      return Promise.reject(new TypeError(`audit event timestamp is not ISO 8601: ${event.timestamp}`));
-    }
-    try {
-      assertCanonicalisable(event); // before it joins a batch, where it would fail the others too
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new TypeError(String(err)));
-    }
+    const refusal = auditEventRefusal(event);
+    if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
       this.queue.push({
         event,
