@@ -10,7 +10,17 @@ export function checkAnchorShape(anchor: RetentionAnchor): void {
   }
 }
 
-/** An anchor behind the recorded one, or at its seq with another hash, would move the log back. */
+/** Refuses an anchor behind the recorded one, or at its seq with another hash: it would move the log back. */
+export function checkAnchorFollows(anchor: RetentionAnchor, recorded: RetentionAnchor | null): void {
+  if (
+    recorded &&
+    (recorded.seq > anchor.seq || (recorded.seq === anchor.seq && recorded.hash !== anchor.hash))
+  ) {
+    throw movesBack(anchor, recorded.seq);
+  }
+}
+
+/** What an anchor at or behind the recorded seq would do: move the log back. */
 export function movesBack(anchor: RetentionAnchor, recordedSeq: number): ArbiterError {
   return new ArbiterError(
     'CONFLICT',
@@ -20,18 +30,20 @@ export function movesBack(anchor: RetentionAnchor, recordedSeq: number): Arbiter
   );
 }
 
-export function noEntryAt(anchor: RetentionAnchor): ArbiterError {
-  return new ArbiterError(
-    'CONFLICT',
-    `the audit log holds no entry at seq ${anchor.seq}: not a retention anchor`,
-  );
-}
-
-export function otherEntryAt(anchor: RetentionAnchor, entry: AuditEntry): ArbiterError {
-  return new ArbiterError(
-    'CONFLICT',
-    `the audit entry at seq ${anchor.seq} is ${entry.id} with hash ${entry.hash}, not the anchor's ${anchor.entry_id} with hash ${anchor.hash}`,
-  );
+/** Refuses an anchor that is not the entry the log holds at its seq (`entry`, if any). */
+export function checkAnchorEntry(anchor: RetentionAnchor, entry: AuditEntry | undefined): void {
+  if (!entry) {
+    throw new ArbiterError(
+      'CONFLICT',
+      `the audit log holds no entry at seq ${anchor.seq}: not a retention anchor`,
+    );
+  }
+  if (entry.hash !== anchor.hash || entry.id !== anchor.entry_id) {
+    throw new ArbiterError(
+      'CONFLICT',
+      `the audit entry at seq ${anchor.seq} is ${entry.id} with hash ${entry.hash}, not the anchor's ${anchor.entry_id} with hash ${anchor.hash}`,
+    );
+  }
 }
 
 export function treeBehind(anchor: RetentionAnchor): ArbiterError {

@@ -28,7 +28,7 @@ import { GroupCommit } from './group-commit.js';
 import { openLogFile, type LogFile, type OpenLogFile } from './log-file.js';
 import { loadLog, type LoadedLog } from './log-loader.js';
 import { LogLock } from './log-lock.js';
-import { checkAnchorShape, movesBack, noEntryAt, otherEntryAt, treeBehind } from '../retention-refusals.js';
+import { checkAnchorEntry, checkAnchorFollows, checkAnchorShape, treeBehind } from '../retention-refusals.js';
 import { RangeVerifier } from './range-verifier.js';
 import { RETAINED_COPY_FILE, RetainedCopy, retainedStart } from './retained-copy.js';
 import { RetentionFile } from './retention-file.js';
@@ -267,25 +267,19 @@ export class FileAuditLog implements AuditLog {
   private async trimNow(anchor: RetentionAnchor): Promise<void> {
     checkAnchorShape(anchor);
     const recorded = await this.retention.read();
-    if (
-      recorded &&
-      (recorded.seq > anchor.seq || (recorded.seq === anchor.seq && recorded.hash !== anchor.hash))
-    ) {
-      throw movesBack(anchor, recorded.seq);
-    }
+    checkAnchorFollows(anchor, recorded);
     if (!recorded || recorded.seq < anchor.seq) {
-      await this.checkAnchorEntry(anchor);
+      await this.checkAnchorStored(anchor);
       await this.retention.write(anchor);
     }
     await this.cutArchived(recorded && recorded.seq === anchor.seq ? recorded : anchor);
   }
 
   /** The anchor must be an entry this log holds, hashed into the Merkle tree already. */
-  private async checkAnchorEntry(anchor: RetentionAnchor): Promise<void> {
+  private async checkAnchorStored(anchor: RetentionAnchor): Promise<void> {
     const position = this.index.positionOfSeq(anchor.seq);
     const [entry] = position === undefined ? [] : await readEntries(this.file, this.index, [position]);
-    if (!entry) throw noEntryAt(anchor);
-    if (entry.hash !== anchor.hash || entry.id !== anchor.entry_id) throw otherEntryAt(anchor, entry);
+    checkAnchorEntry(anchor, entry);
     if (!this.withoutTree && this.treeFile.size < anchor.seq) throw treeBehind(anchor);
   }
 

@@ -1,7 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { AuditEntry, RetainedRange, RetentionAnchor } from '../audit-log.js';
 import type { AuditLogger } from '../audit-logger.js';
-import { checkAnchorShape, movesBack, noEntryAt, otherEntryAt, treeBehind } from '../retention-refusals.js';
+import {
+  checkAnchorEntry,
+  checkAnchorFollows,
+  checkAnchorShape,
+  movesBack,
+  treeBehind,
+} from '../retention-refusals.js';
 import { indexKeysOf, storedEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
 import { LuaScript } from '../../redis/lua-script.js';
@@ -88,10 +94,9 @@ export async function recordAnchor(
 ): Promise<void> {
   checkAnchorShape(anchor);
   const current = (await readRetained(redis, keys)).anchor;
-  if (current && current.seq === anchor.seq && current.hash === anchor.hash) return;
-  // Behind the recorded anchor, or at its seq with another hash (the same one returned above).
-  if (current && anchor.seq <= current.seq) throw movesBack(anchor, current.seq);
-  await checkAnchorEntry(redis, keys, anchor);
+  checkAnchorFollows(anchor, current);
+  if (current?.seq === anchor.seq) return; // the recorded anchor itself
+  checkAnchorEntry(anchor, await storedEntryAt(redis, keys, anchor.seq));
   const [status, detail] = (await RECORD_ANCHOR.run(
     redis,
     [keys.head],
@@ -113,14 +118,14 @@ function checkRecorded(anchor: RetentionAnchor, status: string, detail: string |
   if (status === 'forked') throw movesBack(anchor, anchor.seq);
 }
 
-/** The anchor must be an entry the stream still holds, with the anchor's hash and id. */
-async function checkAnchorEntry(redis: Redis, keys: RedisAuditKeys, anchor: RetentionAnchor): Promise<void> {
-  const [item] = await redis.xrange(keys.stream, streamId(anchor.seq), streamId(anchor.seq));
-  const entry = item && storedEntry(item[1]);
-  if (!entry) throw noEntryAt(anchor);
-  if (entry.hash !== anchor.hash || entry.id !== anchor.entry_id) {
-    throw otherEntryAt(anchor, entry);
-  }
+/** The entry the stream holds at seq, if any. */
+async function storedEntryAt(
+  redis: Redis,
+  keys: RedisAuditKeys,
+  seq: number,
+): Promise<AuditEntry | undefined> {
+  const [item] = await redis.xrange(keys.stream, streamId(seq), streamId(seq));
+  return item && storedEntry(item[1]);
 }
 
 /** Removes every stored entry up to seq `upTo`, batch after batch; safe to run twice or at once. */
