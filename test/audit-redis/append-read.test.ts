@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { GENESIS_HASH, hashEntry } from '../../src/audit/chain.js';
 import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
-import { openRedisAuditLog, type RedisAuditLog } from '../../src/audit/redis/index.js';
+import {
+  openRedisAuditLog,
+  type RedisAuditLog,
+  type RedisAuditLogOptions,
+} from '../../src/audit/redis/index.js';
 import { MemoryCheckpointStore } from '../../src/audit/test-checkpoint-store.js';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import { decisionEvent } from './support/events.js';
@@ -11,6 +15,13 @@ import { decisionEvent } from './support/events.js';
 describe('Redis audit log: append and read', () => {
   let server: RedisServer;
   let log: RedisAuditLog;
+
+  /** A log under its own prefix that checkpoints to `store` by entry count only (no timer). */
+  const openCheckpointed = (
+    keyPrefix: string,
+    store: MemoryCheckpointStore,
+    options: Partial<RedisAuditLogOptions> = {},
+  ) => openRedisAuditLog({ redis: server.url, keyPrefix, checkpoints: { store, intervalMs: 0 }, ...options });
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -139,11 +150,7 @@ describe('Redis audit log: append and read', () => {
     const store = new MemoryCheckpointStore();
     const outage = new Error('configmaps "arbiter-audit-checkpoints" is forbidden');
     store.outage = outage;
-    const unlisted = await openRedisAuditLog({
-      redis: server.url,
-      keyPrefix: 'checkpoints-unlisted:{audit}',
-      checkpoints: { store, intervalMs: 0 },
-    });
+    const unlisted = await openCheckpointed('checkpoints-unlisted:{audit}', store);
     onTestFinished(() => unlisted.close());
     await unlisted.append(decisionEvent(1));
     const refused = {
@@ -159,10 +166,7 @@ describe('Redis audit log: append and read', () => {
   it('checkpoints the head every 1000 entries by default, and once more when closed', async () => {
     const store = new MemoryCheckpointStore();
     const time = '2025-03-01T00:00:00.000Z';
-    const checkpointed = await openRedisAuditLog({
-      redis: server.url,
-      keyPrefix: 'checkpoint-defaults:{audit}',
-      checkpoints: { store, intervalMs: 0 },
+    const checkpointed = await openCheckpointed('checkpoint-defaults:{audit}', store, {
       now: () => new Date(time),
     });
     await Promise.all(Array.from({ length: 999 }, (_, n) => checkpointed.append(decisionEvent(n))));
@@ -181,11 +185,7 @@ describe('Redis audit log: append and read', () => {
 
   it('verifies against the checkpoints stored now, not a list read a moment ago', async () => {
     const store = new MemoryCheckpointStore();
-    const checked = await openRedisAuditLog({
-      redis: server.url,
-      keyPrefix: 'fresh-checkpoints:{audit}',
-      checkpoints: { store, intervalMs: 0 },
-    });
+    const checked = await openCheckpointed('fresh-checkpoints:{audit}', store);
     const entry = await checked.append(decisionEvent(1));
     // Saved by the leader, another replica.
     await store.save({ seq: 1, hash: entry.hash, entry_id: entry.id, time: entry.timestamp });
@@ -195,11 +195,7 @@ describe('Redis audit log: append and read', () => {
 
   it('checkpoints nothing when an empty log is closed', async () => {
     const store = new MemoryCheckpointStore();
-    const empty = await openRedisAuditLog({
-      redis: server.url,
-      keyPrefix: 'checkpoint-empty:{audit}',
-      checkpoints: { store, intervalMs: 0 },
-    });
+    const empty = await openCheckpointed('checkpoint-empty:{audit}', store);
     await empty.close();
     expect(store.checkpoints).toEqual([]);
   });
