@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { AuditEntry, AuditEventInput } from '../../src/audit/audit-log.js';
 import type { SealedEntry } from '../../src/audit/chain.js';
 import { naiveRoot, referenceLeafInput } from '../../src/audit/merkle/test-naive-tree.js';
@@ -45,17 +45,18 @@ describe('Redis chain appender: replies that do not store a batch', () => {
         if (hold) queueMicrotask(hold);
       },
     });
-    const holdConnection = (): Hold => {
+    /** A hold, placed by `start` on the writer's connection. */
+    const hold = (): Hold & { start: () => void } => {
       const key = `hold-${randomUuid()}`;
       let answer: (value: unknown) => void = () => undefined;
       const answered = new Promise((resolve) => (answer = resolve));
       let blocked: Promise<unknown> = Promise.resolve();
-      holdNext = () => {
-        void writer.redis.ping().then(answer, answer);
-        blocked = writer.redis.blpop(key, 0).catch(() => undefined);
-      };
       return {
         answered,
+        start: () => {
+          void writer.redis.ping().then(answer, answer);
+          blocked = writer.redis.blpop(key, 0).catch(() => undefined);
+        },
         release: async () => {
           await redis.admin().lpush(key, 'go');
           await blocked;
@@ -65,7 +66,17 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     return {
       ...writer,
       /** Holds the connection right behind the next script call this writer sends. */
-      holdAfterNextCall: holdConnection,
+      holdAfterNextCall: (): Hold => {
+        const next = hold();
+        holdNext = next.start;
+        return next;
+      },
+      /** Holds the connection behind the calls sent so far. */
+      holdNow: (): Hold => {
+        const now = hold();
+        now.start();
+        return now;
+      },
       /** The seqs of each batch as sent: the head each was sealed on, plus one on. */
       sentSeqs: () => sent.map((batch) => batch.map((one) => one.entry.seq)),
     };
@@ -94,6 +105,14 @@ describe('Redis chain appender: replies that do not store a batch', () => {
       for (const [name, dump] of dumps) if (dump) await admin.restore(name, 0, dump);
     };
   }
+
+  /**
+   * Resolves after the I/O callbacks now running and everything they set off without a
+   * timer: a step that waits for a timer has not run yet.
+   */
+  const beforeAnyTimer = () => new Promise((resolve) => setImmediate(resolve));
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   const rejection = (append: Promise<AuditEntry>) =>
     append.then(
@@ -337,6 +356,29 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     await Promise.all([w.close(), other.close()]);
   });
 
+  it('a bound with no time left is spent: the batch is not sent', async () => {
+    // The host clock stands still, and moves only when the test says.
+    let clock = Date.now();
+    const frozen = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+    onTestFinished(() => frozen.mockRestore());
+    const prefix = newPrefix();
+    const w = await openWriter(prefix, { maxBatchesInFlight: 2, appendTimeoutMs: 500, settleTimeoutMs: 300 });
+    const other = await openWriter(prefix);
+    await other.appender.append(event(100));
+    const hold = w.holdAfterNextCall();
+    const deadline = clock + 500;
+    // a loses the race; b, sealed on a, gets no answer in time and cannot be settled.
+    const [a, b] = [1, 2].map((n) => rejection(w.appender.append(event(n))));
+    expect(await b).toBeInstanceOf(AuditAppendInDoubtError);
+    // a is sent again once b is out of the way: with exactly no time left.
+    clock = deadline;
+    expect(await a).toMatchObject({ message: 'audit append timed out after 500 ms' });
+    expect(await a).not.toBeInstanceOf(AuditAppendInDoubtError);
+    expect(w.sentSeqs()).toEqual([[1], [2]]);
+    await hold.release();
+    await Promise.all([w.close(), other.close()]);
+  });
+
   it('fails fast, without sending, when its connection is closed', async () => {
     const w = await openWriter(newPrefix());
     await w.appender.append(event(1));
@@ -349,5 +391,63 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect(refused).toMatchObject({ message: 'Redis is not connected (end)' });
     expect(w.sentSeqs()).toEqual([[1]]);
     expect(ns(await streamEntries(w.keys))).toEqual([1]);
+  });
+
+  it('a batch that lost twice backs off before it is sealed again; one whose reply gave it the lease is sent at once', async () => {
+    const prefix = newPrefix();
+    const w = await openWriter(prefix);
+    const other = await openWriter(prefix);
+    await other.appender.append(event(100));
+    // Each attempt of w is answered while the next waits behind a hold; the other writer
+    // appends in between, so every attempt loses the race.
+    const first = w.holdAfterNextCall();
+    const appended = w.appender.append(event(1));
+    await first.answered;
+    await other.appender.append(event(101));
+    const second = w.holdNow();
+    await first.release();
+    await second.answered;
+    // Lost twice, no lease: it waits (a random back-off) before sealing again.
+    await beforeAnyTimer();
+    expect(w.sentSeqs()).toEqual([[1], [2]]);
+    await expect.poll(() => w.sentSeqs().length, { timeout: 10_000 }).toBe(3);
+    await other.appender.append(event(102));
+    const third = w.holdNow();
+    await second.release();
+    await third.answered;
+    // Lost a third time and took the lease (LEASE_MS only): sealed again at once.
+    await beforeAnyTimer();
+    expect(w.sentSeqs()).toEqual([[1], [2], [3], [4]]);
+    await third.release();
+    expect((await appended).seq).toBe(4);
+    expect(ns(await streamEntries(w.keys))).toEqual([100, 101, 102, 1]);
+    await Promise.all([w.close(), other.close()]);
+  });
+
+  it("a writer refused during another's lease is next since it was first refused, in Redis's clock", async () => {
+    // This host's clock runs 5 s ahead of Redis's; the appender measures the offset when it opens.
+    const hostNow = Date.now.bind(Date);
+    const skewed = vi.spyOn(Date, 'now').mockImplementation(() => hostNow() + 5000);
+    onTestFinished(() => skewed.mockRestore());
+    const prefix = newPrefix();
+    const w = await openWriter(prefix);
+    const other = await openWriter(prefix);
+    await other.appender.append(event(100));
+    const hold = w.holdAfterNextCall();
+    const appended = w.appender.append(event(1));
+    // Its first attempt lost the race: refused from then on. The next waits behind the hold.
+    await hold.answered;
+    const refusedBy = await redisNowMs();
+    await redis.admin().hset(w.keys.head, 'lease', 'another-writer', 'lease_until', refusedBy + 800);
+    await sleep(300);
+    const sentAfter = await redisNowMs();
+    await hold.release();
+    // Refused again, now by the lease: the head names it next, waiting since its first refusal.
+    const [next, since] = await redis.admin().hmget(w.keys.head, 'next', 'next_since');
+    expect(next).not.toBeNull();
+    expect(Number(since)).toBeLessThan(sentAfter);
+    expect((await appended).seq).toBe(2);
+    expect(ns(await streamEntries(w.keys))).toEqual([100, 1]);
+    await Promise.all([w.close(), other.close()]);
   });
 });
