@@ -144,7 +144,8 @@ describe('Redis chain appender: replies that do not store a batch', () => {
   });
 
   it('after an error reply, sends nothing new until the calls sealed behind it are back, then re-seals them on the head', async () => {
-    const w = await openWriter(newPrefix(), { maxBatchesInFlight: 2 });
+    // maxAttempts 1: b's conflict reply comes from a's failure, not from a race it lost.
+    const w = await openWriter(newPrefix(), { maxBatchesInFlight: 2, maxAttempts: 1 });
     await w.appender.append(event(0));
     await redis.admin().rename(w.keys.ids, `${w.keys.ids}:aside`);
     await redis.admin().set(w.keys.ids, 'not a hash');
@@ -175,7 +176,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     // a's call lost the race and is answered; b's, sealed on a, waits behind the hold.
     await hold.answered;
     await hold.release();
-    // Each lost one race: a to the other writer, b to a. Neither reached maxAttempts (2).
+    // a lost one race, to the other writer; b was sealed on a, so its conflict is no race lost.
     expect((await a!).seq).toBe(3);
     expect((await b!).seq).toBe(4);
     expect(w.sentSeqs()).toEqual([[1], [2], [3], [3], [4]]);

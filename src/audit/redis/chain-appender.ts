@@ -63,7 +63,7 @@ interface Batch {
   appends: PendingAppend[];
   /** The earliest deadline of its appends. */
   deadline: number;
-  /** Races lost so far (conflict replies). */
+  /** Races lost so far: conflict replies to calls sealed on a head that Redis reported. */
   losses: number;
   /** The last reply gave this writer the lease: send again at once. */
   leased: boolean;
@@ -79,6 +79,8 @@ interface Flight {
   head: ChainHead;
   /** The tree's frontier once the batch is stored, when the writer knows it. */
   frontier: TreeFrontier | undefined;
+  /** Sealed on the head the call before it would leave: a conflict may be that call's failure, not a race lost. */
+  predicted: boolean;
 }
 
 /** A batch whose script call got no reply: it may or may not be stored. */
@@ -257,7 +259,13 @@ export class ChainAppender {
         : undefined;
     this.settings.onSealed?.(sealed);
     const entries = sealed.map((s) => s.entry);
-    const flight: Flight = { batch, entries, head: headOf(entries), frontier: growth?.frontier };
+    const flight: Flight = {
+      batch,
+      entries,
+      head: headOf(entries),
+      frontier: growth?.frontier,
+      predicted: last !== undefined,
+    };
     const call = APPEND.run(this.redis, ...this.appendArguments(batch, sealed, base, growth));
     this.inFlight.push(flight);
     void this.complete(flight, call);
@@ -353,7 +361,7 @@ export class ChainAppender {
     if (status !== 'conflict' && status !== 'busy') throw refusal(status);
     this.moveHead({ seq: Number(first), hash: String(second) }, tree, frontier);
     this.waitingSinceMs ??= Date.now() + this.clockOffsetMs;
-    if (status === 'conflict') batch.losses += 1;
+    if (status === 'conflict' && !flight.predicted) batch.losses += 1;
     if (batch.losses >= this.settings.maxAttempts) {
       throw new AuditUnavailableError(`audit append lost the race to other writers ${batch.losses} times`);
     }
