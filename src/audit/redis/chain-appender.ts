@@ -347,7 +347,7 @@ export class ChainAppender {
       }
       return this.settleAfterLostReply(doubt, err);
     }
-    const [status, first, second, extra, tree, frontier] = reply;
+    const [status, first, second] = reply;
     if (status === 'ok') {
       // Replies come in the order of the calls, so this is the newest head.
       this.head = flight.head;
@@ -358,10 +358,17 @@ export class ChainAppender {
     }
     this.stalled = true;
     if (status === 'landed') return this.readBack(Number(first), doubt);
+    this.requeue(flight, reply);
+    return undefined;
+  }
+
+  /** A reply that stored nothing: the batch waits in `retry` on the head Redis reported, or is refused. */
+  private requeue({ batch, predicted }: Flight, reply: string[]): void {
+    const [status, seq, hash, extra, tree, frontier] = reply;
     if (status !== 'conflict' && status !== 'busy') throw refusal(status);
-    this.moveHead({ seq: Number(first), hash: String(second) }, tree, frontier);
+    this.moveHead({ seq: Number(seq), hash: String(hash) }, tree, frontier);
     this.waitingSinceMs ??= Date.now() + this.clockOffsetMs;
-    if (status === 'conflict' && !flight.predicted) batch.losses += 1;
+    if (status === 'conflict' && !predicted) batch.losses += 1;
     if (batch.losses >= this.settings.maxAttempts) {
       throw new AuditUnavailableError(`audit append lost the race to other writers ${batch.losses} times`);
     }
@@ -369,7 +376,6 @@ export class ChainAppender {
     batch.waitMs = status === 'busy' ? Number(extra) : 0;
     const at = this.retry.findIndex((b) => b.order > batch.order);
     this.retry.splice(at < 0 ? this.retry.length : at, 0, batch);
-    return undefined;
   }
 
   /**
