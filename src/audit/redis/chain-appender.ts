@@ -29,7 +29,10 @@ export interface ChainAppenderSettings {
   cancelTtlSeconds: number;
   newId: () => string;
   logger: AuditLogger;
-  /** Called with each stored batch, in chain order. */
+  /**
+   * Called with each stored batch, in chain order, except batches whose reply was lost: each
+   * is reported when it is settled, and two settled together may come in either order.
+   */
   onStored: (entries: readonly AuditEntry[]) => void;
   /** Called with each batch as it is sent, sealed on the head it expects. */
   onSealed?: (sealed: readonly SealedEntry[]) => void;
