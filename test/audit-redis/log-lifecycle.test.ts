@@ -58,6 +58,10 @@ describe('Redis audit log: open, close and a Redis that goes away', () => {
       .map((line) => /^id=(\d+)/.exec(line)![1]!);
   };
 
+  /** Clients whose command waits in Redis (a paused write, say). */
+  const blockedClients = async (): Promise<number> =>
+    Number(/blocked_clients:(\d+)/.exec(await redis.admin().info('clients'))?.[1]);
+
   /**
    * Waits until a client reconnecting on the log's schedule has failed `times` times
    * while Redis is down: by then the log's own connections have run into errors too.
@@ -100,11 +104,7 @@ describe('Redis audit log: open, close and a Redis that goes away', () => {
     // Writes wait; the append script is held in Redis until its connection is killed.
     await redis.admin().call('CLIENT', 'PAUSE', 60_000, 'WRITE');
     const append = log.append(decisionEvent(1)).catch((err: unknown) => err);
-    await expect
-      .poll(async () => ((await redis.admin().info('clients')).match(/blocked_clients:(\d+)/) ?? [])[1], {
-        timeout: 10_000,
-      })
-      .toBe('1');
+    await expect.poll(() => blockedClients(), { timeout: 10_000 }).toBe(1);
     await redis.admin().call('CLIENT', 'KILL', 'ID', connection!);
     // No reply, and no connection to ask on: the append may or may not be stored.
     await expect(append).resolves.toBeInstanceOf(AuditAppendInDoubtError);
