@@ -106,6 +106,17 @@ describe('FileAuditLog append and restart', () => {
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 
+  it('a close called while another runs waits for it: the queued append is written and the lock let go', async () => {
+    const log = await openLog(dir);
+    let written: AuditEntry | undefined;
+    const appending = log.append(event()).then((entry) => (written = entry));
+    const first = log.close();
+    await log.close();
+    expect(written?.seq).toBe(1);
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    await Promise.all([first, appending]);
+  });
+
   it('rejects an event with an unparsable timestamp without touching the chain', async () => {
     const log = await openLog(dir);
     await expect(log.append(event({ timestamp: 'yesterday' }))).rejects.toMatchObject({

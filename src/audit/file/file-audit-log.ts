@@ -93,6 +93,7 @@ export class FileAuditLog implements AuditLog {
   private readonly listeners = new Set<(entry: AuditEntry) => void>();
   private readonly commits: GroupCommit<AuditEventInput, AuditEntry>;
   private closed = false;
+  private closing: Promise<void> | undefined;
   /** A failed write whose truncation also failed leaves bytes to cut before the next write. */
   private dirtyTail = false;
 
@@ -352,8 +353,13 @@ export class FileAuditLog implements AuditLog {
     return () => this.listeners.delete(listener);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Writes what is queued and lets the lock go; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closed = true;
     await this.trimming;
     await this.commits.drain();

@@ -139,6 +139,7 @@ export class RedisAuditLog implements AuditLog {
   private readonly checkpointer: Checkpointer | undefined;
   private readonly tail: StreamTail;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private catchingUp: Promise<void> | undefined;
   private catchUpAgain = false;
   private finishingTrim: Promise<void> | undefined;
@@ -267,7 +268,12 @@ export class RedisAuditLog implements AuditLog {
   }
 
   checkpoints(): Promise<Checkpoint[]> {
-    return this.read('audit checkpoints', async () => (await this.checkpointer?.list()) ?? []);
+    // They are kept in the checkpoint store (a ConfigMap), not in Redis.
+    return this.read(
+      'audit checkpoints',
+      async () => (await this.checkpointer?.list()) ?? [],
+      'could not be read from their store',
+    );
   }
 
   /** The Merkle tree over the chain, stored beside it in Redis. */
@@ -275,7 +281,6 @@ export class RedisAuditLog implements AuditLog {
     return new StoredAuditTree(new RedisTreeStore(this.redis, this.keys));
   }
 
-  /** A head behind the newest checkpoint means Redis lost or was stripped of entries. */
   /** A head behind the newest checkpoint at start: entries that were stored are gone. */
   private async warnIfBehindCheckpoints(): Promise<void> {
     const newest = (await this.checkpointer?.list().catch(() => undefined))?.at(-1);
@@ -432,8 +437,13 @@ export class RedisAuditLog implements AuditLog {
     return this.tail.subscribe(listener);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Answers every append, settles what is in doubt and disconnects; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closed = true;
     await this.appender.idle();
     await this.catchingUp;
@@ -469,12 +479,12 @@ export class RedisAuditLog implements AuditLog {
     return [(results[0]?.[1] ?? null) as T | null, Number(results[1]?.[1] ?? 1)];
   }
 
-  private async read<T>(what: string, run: () => Promise<T>): Promise<T> {
+  private async read<T>(what: string, run: () => Promise<T>, failed = 'could not read Redis'): Promise<T> {
     try {
       return await withTimeout(run(), this.settings.readTimeoutMs, what);
     } catch (err) {
       if (err instanceof ArbiterError) throw err;
-      throw new AuditUnavailableError(`${what} could not read Redis`, { cause: err });
+      throw new AuditUnavailableError(`${what} ${failed}`, { cause: err });
     }
   }
 }

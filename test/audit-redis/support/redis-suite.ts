@@ -14,6 +14,8 @@ export function useRedisSuite() {
   beforeAll(async () => {
     server = await startRedisServer();
     admin = new Redis(server.url);
+    // Tests stop Redis on purpose: the admin client's reconnect errors are expected, not printed.
+    admin.on('error', () => undefined);
   });
   afterAll(async () => {
     for (const log of opened) await log.close();
