@@ -200,6 +200,49 @@ describe('Redis audit log: open, close and a Redis that goes away', () => {
     expect((await log.checkpoints()).map((c) => c.seq)).toEqual([1]);
   });
 
+  describe('the tree catch-up, asked again while it runs', () => {
+    /** A log whose tree lags its chain and cannot grow: its first records' key is not a string. */
+    const openWithStuckTree = async () => {
+      const { logged, logger } = recordingLogger();
+      const log = redis.track(
+        await openRedisAuditLog({ redis: redis.url(), keyPrefix: nextPrefix(), logger }),
+      );
+      for (let n = 1; n <= 3; n += 1) await log.append(decisionEvent(n));
+      await log.catchUpTree();
+      const admin = redis.admin();
+      await admin
+        .multi()
+        .hset(log.keys.head, 'tree', 0)
+        .del(log.keys.treeChunk(0))
+        .sadd(log.keys.treeChunk(0), 'x')
+        .exec();
+      const failures = () =>
+        logged.filter((line) => line.message === 'audit tree catch-up failed; retried with the next batch');
+      return { log, failures };
+    };
+
+    it('runs once more', async () => {
+      const { log, failures } = await openWithStuckTree();
+      const running = log.catchUpTree();
+      const again = log.catchUpTree();
+      expect(again).toBe(running);
+      await running;
+      expect(failures()).toHaveLength(2);
+      expect(failures()[0]?.details).toMatchObject({
+        err: { message: expect.stringMatching(/^WRONGTYPE/) as unknown },
+      });
+    });
+
+    it('does not run again once the log is closing', async () => {
+      const { log, failures } = await openWithStuckTree();
+      const running = log.catchUpTree();
+      void log.catchUpTree();
+      await log.close();
+      await running;
+      expect(failures()).toHaveLength(1);
+    });
+  });
+
   it('verify() scans again when a trim moved the retained range under the scan', async () => {
     const log = redis.track(
       await openRedisAuditLog({
