@@ -101,6 +101,7 @@ const DEFAULTS = {
 const FAIL_FAST: RedisOptions = {
   lazyConnect: true,
   enableOfflineQueue: false,
+  // Stryker disable next-line BooleanLiteral: maxRetriesPerRequest 0 rejects what is unanswered at a reconnect: none to resend.
   autoResendUnfulfilledCommands: false,
   maxRetriesPerRequest: 0,
   retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
@@ -141,6 +142,7 @@ export class RedisAuditLog implements AuditLog {
   private closed = false;
   private closing: Promise<void> | undefined;
   private catchingUp: Promise<void> | undefined;
+  // Stryker disable next-line BooleanLiteral: every run clears it before reading it.
   private catchUpAgain = false;
   private finishingTrim: Promise<void> | undefined;
 
@@ -194,6 +196,7 @@ export class RedisAuditLog implements AuditLog {
           enableOfflineQueue: true,
           maxRetriesPerRequest: null,
           autoResendUnfulfilledCommands: true,
+          // Stryker disable next-line BooleanLiteral: the feed sends its first read at once, which connects a lazy client too.
           lazyConnect: false,
         });
         // The feed logs its own read errors; this only keeps ioredis from printing them.
@@ -330,6 +333,7 @@ export class RedisAuditLog implements AuditLog {
   get(id: string): Promise<AuditEntry | undefined> {
     return this.read('audit get', async () => {
       const [seq, from] = await this.withFrom<string>((m) => m.hget(this.keys.ids, id));
+      // Stryker disable next-line ConditionalExpression: Number(null) is 0, below every from (at least 1); the check saves a read.
       if (seq === null || Number(seq) < from) return undefined;
       const [entry] = await readEntries(this.redis, this.keys, [Number(seq)]);
       return entry?.id === id ? entry : undefined;
@@ -343,6 +347,7 @@ export class RedisAuditLog implements AuditLog {
       return readEntries(
         this.redis,
         this.keys,
+        // Stryker disable next-line ArrayDeclaration: ZRANGE answers a list, never null.
         (seqs ?? []).map(Number).filter((s) => s >= from),
       );
     });
@@ -455,6 +460,7 @@ export class RedisAuditLog implements AuditLog {
       if (head) this.checkpointer.offer(head, true);
       await this.checkpointer.stop();
     }
+    // Stryker disable next-line StringLiteral: the time-out's message is dropped.
     await withTimeout(this.redis.quit(), 1000, 'Redis quit').catch(() => this.redis.disconnect());
   }
 
@@ -474,6 +480,7 @@ export class RedisAuditLog implements AuditLog {
   ): Promise<[T | null, number]> {
     const multi = this.redis.multi();
     read(multi);
+    // Stryker disable next-line ArrayDeclaration: exec() answers null only for a WATCH that failed, and there is none.
     const results = (await multi.hget(this.keys.head, FROM_FIELD).exec()) ?? [];
     for (const [err] of results) if (err) throw err;
     return [(results[0]?.[1] ?? null) as T | null, Number(results[1]?.[1] ?? 1)];
