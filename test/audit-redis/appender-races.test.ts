@@ -394,7 +394,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect(ns(await streamEntries(w.keys))).toEqual([1]);
   });
 
-  it('a batch that lost twice backs off before it is sealed again; one whose reply gave it the lease is sent at once', async () => {
+  it('a batch that lost once is sent again at once, one that lost twice backs off first, and one whose reply gave it the lease goes at once', async () => {
     const prefix = newPrefix();
     const w = await openWriter(prefix);
     const other = await openWriter(prefix);
@@ -404,6 +404,9 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     const first = w.holdAfterNextCall();
     const appended = w.appender.append(event(1));
     await first.answered;
+    // Lost once: the reply carries the new head, so it is sealed again at once.
+    await beforeAnyTimer();
+    expect(w.sentSeqs()).toEqual([[1], [2]]);
     await other.appender.append(event(101));
     const second = w.holdNow();
     await first.release();

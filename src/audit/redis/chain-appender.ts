@@ -287,6 +287,7 @@ export class ChainAppender {
     }
     // A conflict reply carries the new head, so the first retry goes at once, and so does
     // one that took the lease; the others back off.
+    // Stryker disable next-line ArithmeticOperator: the back-off's length changes when a retry goes, not what it stores.
     if (batch.losses > 1 && !batch.leased) await sleep(Math.random() * Math.min(50, 2 ** batch.losses));
   }
 
