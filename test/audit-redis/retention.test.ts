@@ -339,6 +339,21 @@ describe('Redis audit log: retention (trim at an archived checkpoint)', () => {
     ]);
   });
 
+  it('two trims to one anchor at once record it once and log it once', async () => {
+    const { logged, logger } = recordingLogger();
+    const log = await open(nextPrefix(), { logger });
+    const entries = await appendEach(log, 1, 12);
+    const anchor = anchorAt(entries[9]!);
+    // On the log's one connection, both read the head before either records: the second
+    // record script finds the anchor recorded already.
+    await Promise.all([log.trim(anchor), log.trim(anchor)]);
+    expect(await log.retained()).toEqual({ from_seq: 11, anchor });
+    expect(await redis.admin().xlen(log.keys.stream)).toBe(2);
+    expect(logged.map((line) => line.message)).toEqual([
+      'audit retention anchor recorded; removing the archived entries from Redis',
+    ]);
+  });
+
   it('refuses an anchor when another trim records a newer one, or one at its seq with another hash, meanwhile', async () => {
     const log = await open(nextPrefix());
     const entries = await appendEach(log, 1, 12);
