@@ -10,6 +10,7 @@ import {
 } from '../retention-refusals.js';
 import { indexKeysOf, storedEntry } from './entry-codec.js';
 import { type RedisAuditKeys, streamId } from './redis-keys.js';
+import { readEntries } from './stream-reader.js';
 import { LuaScript } from '../../redis/lua-script.js';
 
 /**
@@ -96,7 +97,8 @@ export async function recordAnchor(
   const current = (await readRetained(redis, keys)).anchor;
   checkAnchorFollows(anchor, current);
   if (current?.seq === anchor.seq) return; // the recorded anchor itself
-  checkAnchorEntry(anchor, await storedEntryAt(redis, keys, anchor.seq));
+  const [entry] = await readEntries(redis, keys, [anchor.seq]);
+  checkAnchorEntry(anchor, entry);
   const [status, detail] = (await RECORD_ANCHOR.run(
     redis,
     [keys.head],
@@ -116,16 +118,6 @@ function checkRecorded(anchor: RetentionAnchor, status: string, detail: string |
   if (status === 'tree') throw treeBehind(anchor);
   if (status === 'behind') throw movesBack(anchor, Number(detail));
   if (status === 'forked') throw movesBack(anchor, anchor.seq);
-}
-
-/** The entry the stream holds at seq, if any. */
-async function storedEntryAt(
-  redis: Redis,
-  keys: RedisAuditKeys,
-  seq: number,
-): Promise<AuditEntry | undefined> {
-  const [item] = await redis.xrange(keys.stream, streamId(seq), streamId(seq));
-  return item && storedEntry(item[1]);
 }
 
 /** Removes every stored entry up to seq `upTo`, batch after batch; safe to run twice or at once. */
