@@ -9,6 +9,7 @@ import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
 import { useRedisSuite } from './support/redis-suite.js';
+import { redisNowMs, streamEntries } from './support/stream.js';
 
 /** Calls on a writer's connection held at Redis: every call sent before is answered, none after. */
 interface Hold {
@@ -82,17 +83,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     };
   }
 
-  async function streamEntries(keys: RedisAuditKeys): Promise<AuditEntry[]> {
-    const items = await redis.admin().xrange(keys.stream, '-', '+');
-    return items.map(([, fields]) => JSON.parse(fields[1] as string) as AuditEntry);
-  }
-
   const ns = (entries: readonly AuditEntry[]) => entries.map((e) => (e.data as { n: number }).n);
-
-  async function redisNowMs(): Promise<number> {
-    const [seconds, micros] = await redis.admin().time();
-    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-  }
 
   /** What a failover to a replica that has only what the chain holds now would bring back. */
   async function snapshot(keys: RedisAuditKeys): Promise<() => Promise<void>> {
@@ -139,7 +130,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     await redis.admin().del(w.keys.ids);
     await redis.admin().rename(`${w.keys.ids}:aside`, w.keys.ids);
     expect((await w.appender.append(event(3))).seq).toBe(2);
-    expect(ns(await streamEntries(w.keys))).toEqual([1, 3]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([1, 3]);
     await w.close();
   });
 
@@ -161,7 +152,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect((await c!).seq).toBe(3);
     // c was not sent on b's predicted head, which could not be stored: only once b was back.
     expect(w.sentSeqs()).toEqual([[1], [2], [3], [2], [3]]);
-    expect(ns(await streamEntries(w.keys))).toEqual([0, 2, 3]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([0, 2, 3]);
     await w.close();
   });
 
@@ -180,7 +171,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect((await a!).seq).toBe(3);
     expect((await b!).seq).toBe(4);
     expect(w.sentSeqs()).toEqual([[1], [2], [3], [3], [4]]);
-    expect(ns(await streamEntries(w.keys))).toEqual([0, 100, 1, 2]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([0, 100, 1, 2]);
     await Promise.all([w.close(), other.close()]);
   });
 
@@ -192,7 +183,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     const entries = await Promise.all([1, 2].map((n) => w.appender.append(event(n))));
     expect(entries.map((e) => e.seq)).toEqual([2, 3]);
     expect(w.sentSeqs()).toEqual([[1], [2], [2], [3]]);
-    expect(ns(await streamEntries(w.keys))).toEqual([100, 1, 2]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([100, 1, 2]);
     await Promise.all([w.close(), other.close()]);
   });
 
@@ -209,13 +200,13 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     // Another writer moved the head forward: that is no rollback.
     expect(w.rollbacks).toEqual([]);
     expect(w.sentSeqs()).toEqual([[1], [2]]);
-    expect(ns(await streamEntries(w.keys))).toEqual([100, 2]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([100, 2]);
     await Promise.all([w.close(), other.close()]);
   });
 
   it("waits out another writer's lease without counting a lost race and without sealing again: it probes", async () => {
     const w = await openWriter(newPrefix(), { maxAttempts: 1 });
-    const leaseUntil = (await redisNowMs()) + 500;
+    const leaseUntil = (await redisNowMs(redis.admin())) + 500;
     await redis.admin().hset(w.keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
     const entry = await w.appender.append(event(1));
     expect(entry.seq).toBe(1);
@@ -234,7 +225,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     const again = await openWriter(prefix, { newId: () => ids.shift()! });
     expect(await again.appender.append(event(1))).toEqual(stored);
     expect(again.stored).toEqual([[stored]]);
-    expect(await streamEntries(again.keys)).toEqual([stored]);
+    expect(await streamEntries(redis.admin(), again.keys)).toEqual([stored]);
     expect((await again.appender.append(event(2))).seq).toBe(2);
     await Promise.all([first.close(), again.close()]);
   });
@@ -249,7 +240,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
       message: 'audit chain head is missing while the stream has entries; refusing to fork',
     });
     expect(w.sentSeqs()).toEqual([[1], [2]]);
-    expect(ns(await streamEntries(w.keys))).toEqual([1]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([1]);
     await w.close();
   });
 
@@ -262,7 +253,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     const three = await w.appender.append(event(3));
     expect(w.rollbacks).toEqual([{ known: { seq: 2, hash: two.hash }, found: { seq: 1, hash: one.hash } }]);
     expect(three.seq).toBe(2);
-    expect(ns(await streamEntries(w.keys))).toEqual([1, 3]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([1, 3]);
     await w.close();
   });
 
@@ -281,7 +272,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
       { known: { seq: 2, hash: two.hash }, found: { seq: 2, hash: forked.hash } },
     ]);
     expect(three.seq).toBe(3);
-    expect(ns(await streamEntries(w.keys))).toEqual([1, 100, 3]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([1, 100, 3]);
     await Promise.all([w.close(), other.close()]);
   });
 
@@ -315,7 +306,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect((await three).seq).toBe(3);
     expect((await w.appender.append(event(4))).seq).toBe(4);
     const log = redis.track(await openRedisAuditLog({ redis: redis.url(), keyPrefix: prefix }));
-    const leaves = (await streamEntries(w.keys)).map(referenceLeafInput);
+    const leaves = (await streamEntries(redis.admin(), w.keys)).map(referenceLeafInput);
     expect(await log.tree().size()).toBe(4);
     expect((await log.tree().root(4)).equals(naiveRoot(leaves))).toBe(true);
     await Promise.all([w.close(), other.close()]);
@@ -325,7 +316,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     const w = await openWriter(newPrefix(), { appendTimeoutMs: 1500 });
     await redis
       .admin()
-      .hset(w.keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs()) + 200);
+      .hset(w.keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs(redis.admin())) + 200);
     const hold = w.holdAfterNextCall();
     const failed = await rejection(w.appender.append(event(1)));
     expect(failed).toBeInstanceOf(AuditUnavailableError);
@@ -334,7 +325,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect(cause).toBeInstanceOf(RedisTimeoutError);
     expect((cause as Error).message).toMatch(/^audit append probe did not answer within \d+ ms$/);
     await hold.release();
-    expect(await streamEntries(w.keys)).toEqual([]);
+    expect(await streamEntries(redis.admin(), w.keys)).toEqual([]);
     await w.close();
   });
 
@@ -353,7 +344,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect(w.sentSeqs()).toEqual([[1], [2]]);
     await hold.release();
     expect((await w.appender.append(event(3))).seq).toBe(2);
-    expect(ns(await streamEntries(w.keys))).toEqual([100, 3]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([100, 3]);
     await Promise.all([w.close(), other.close()]);
   });
 
@@ -391,7 +382,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect(refused).not.toBeInstanceOf(AuditAppendInDoubtError);
     expect(refused).toMatchObject({ message: 'Redis is not connected (end)' });
     expect(w.sentSeqs()).toEqual([[1]]);
-    expect(ns(await streamEntries(w.keys))).toEqual([1]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([1]);
   });
 
   it('a batch that lost once is sent again at once, one that lost twice backs off first, and one whose reply gave it the lease goes at once', async () => {
@@ -424,7 +415,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     expect(w.sentSeqs()).toEqual([[1], [2], [3], [4]]);
     await third.release();
     expect((await appended).seq).toBe(4);
-    expect(ns(await streamEntries(w.keys))).toEqual([100, 101, 102, 1]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([100, 101, 102, 1]);
     await Promise.all([w.close(), other.close()]);
   });
 
@@ -441,17 +432,17 @@ describe('Redis chain appender: replies that do not store a batch', () => {
     const appended = w.appender.append(event(1));
     // Its first attempt lost the race: refused from then on. The next waits behind the hold.
     await hold.answered;
-    const refusedBy = await redisNowMs();
+    const refusedBy = await redisNowMs(redis.admin());
     await redis.admin().hset(w.keys.head, 'lease', 'another-writer', 'lease_until', refusedBy + 800);
     await sleep(300);
-    const sentAfter = await redisNowMs();
+    const sentAfter = await redisNowMs(redis.admin());
     await hold.release();
     // Refused again, now by the lease: the head names it next, waiting since its first refusal.
     const [next, since] = await redis.admin().hmget(w.keys.head, 'next', 'next_since');
     expect(next).not.toBeNull();
     expect(Number(since)).toBeLessThan(sentAfter);
     expect((await appended).seq).toBe(2);
-    expect(ns(await streamEntries(w.keys))).toEqual([100, 1]);
+    expect(ns(await streamEntries(redis.admin(), w.keys))).toEqual([100, 1]);
     await Promise.all([w.close(), other.close()]);
   });
 });

@@ -7,6 +7,7 @@ import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
 import { useRedisSuite } from './support/redis-suite.js';
+import { redisNowMs, streamEntries } from './support/stream.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** One turn of the event loop: whatever the appender does on promises alone has happened. */
@@ -41,14 +42,6 @@ const seqsOf = (batches: readonly (readonly { entry: AuditEntry }[])[]) =>
 describe('Redis audit chain appender: scheduling of batches', () => {
   const { url, server, admin } = useRedisSuite();
 
-  const storedEntries = async (keys: RedisAuditKeys) =>
-    (await admin().xrange(keys.stream, '-', '+')).map(
-      ([, fields]) => JSON.parse(fields[1] as string) as AuditEntry,
-    );
-  const redisNowMs = async () => {
-    const [seconds, micros] = await admin().time();
-    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-  };
   /** Holds every script call (a writing command) until unpaused, at the latest after the test. */
   const pauseWrites = async () => {
     await admin().call('CLIENT', 'PAUSE', 60_000, 'WRITE');
@@ -93,7 +86,11 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     await unpause();
     await Promise.all([first.done, ...later.map((a) => a.done)]);
     expect(seqsOf(sealed)).toEqual([[1], [2, 3]]);
-    expect((await storedEntries(keys)).map((e) => e.decision_id)).toEqual(['dec-1', 'dec-2', 'dec-3']);
+    expect((await streamEntries(admin(), keys)).map((e) => e.decision_id)).toEqual([
+      'dec-1',
+      'dec-2',
+      'dec-3',
+    ]);
   });
 
   it('spreads the queued appends over the free slots', async () => {
@@ -171,7 +168,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     await next.done;
     expect(next.entry?.seq).toBe(1);
     expect(appender.doubtfulCount).toBe(0);
-    expect(await storedEntries(keys)).toEqual([next.entry]);
+    expect(await streamEntries(admin(), keys)).toEqual([next.entry]);
   });
 
   it('an append whose bound ends as its batch is formed is left out; the others in the batch go on', async () => {
@@ -226,7 +223,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     await Promise.all([earlier.done, later.done]);
     expect(earlier.error).toBeInstanceOf(AuditUnavailableError);
     expect(later.error).toBeInstanceOf(AuditUnavailableError);
-    expect(await storedEntries(keys)).toEqual([]);
+    expect(await streamEntries(admin(), keys)).toEqual([]);
   });
 
   it('sends nothing more while an attempt that got no reply is being settled', async () => {
@@ -252,7 +249,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     });
     // Sealed once, on the head the lost batch left: nothing was built on the lost one.
     expect(seqsOf(sealed)).toEqual([[1], [1]]);
-    expect(await storedEntries(keys)).toEqual([next.entry]);
+    expect(await streamEntries(admin(), keys)).toEqual([next.entry]);
   });
 
   it('a lost connection rejects the append without sending it, after logging the unread tree frontier', async () => {
@@ -293,13 +290,19 @@ describe('Redis audit chain appender: scheduling of batches', () => {
   it("waits out another writer's lease as told, probing without sealing again", async () => {
     const keys = new RedisAuditKeys(`lease-${randomUuid()}`);
     const { appender, sealed } = await open({ keyPrefix: keys.prefix, appendTimeoutMs: 10_000 });
-    await admin().hset(keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs()) + 1000);
+    await admin().hset(
+      keys.head,
+      'lease',
+      'another-writer',
+      'lease_until',
+      (await redisNowMs(admin())) + 1000,
+    );
     const append = answerOf(appender.append(decisionEvent(1)));
     // Refused ('busy'): the appender is recorded as next and waits.
     await expect.poll(() => admin().hget(keys.head, 'next'), { interval: 10 }).not.toBeNull();
     expect(sealed.length).toBe(1);
     // The other writer keeps its lease longer: the probe after the wait is refused as well.
-    await admin().hset(keys.head, 'lease_until', (await redisNowMs()) + 1500);
+    await admin().hset(keys.head, 'lease_until', (await redisNowMs(admin())) + 1500);
     await append.done;
     expect(append.entry?.seq).toBe(1);
     // Sealed twice only: once refused, once stored; the waits were probes.
@@ -309,21 +312,27 @@ describe('Redis audit chain appender: scheduling of batches', () => {
   it("rejects within its bound when another writer's lease outlasts it", async () => {
     const keys = new RedisAuditKeys(`long-lease-${randomUuid()}`);
     const { appender } = await open({ keyPrefix: keys.prefix, appendTimeoutMs: 500 });
-    const leaseUntil = (await redisNowMs()) + 60_000;
+    const leaseUntil = (await redisNowMs(admin())) + 60_000;
     await admin().hset(keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
     const append = answerOf(appender.append(decisionEvent(1)));
     await within(append.done, 10_000, 'the append');
     expect(append.error).toBeInstanceOf(AuditUnavailableError);
     expect(append.error).not.toBeInstanceOf(AuditAppendInDoubtError);
-    expect(await redisNowMs()).toBeLessThan(leaseUntil);
-    expect(await storedEntries(keys)).toEqual([]);
+    expect(await redisNowMs(admin())).toBeLessThan(leaseUntil);
+    expect(await streamEntries(admin(), keys)).toEqual([]);
   });
 
   it('a head that went missing while the appender waited refuses the append', async () => {
     const keys = new RedisAuditKeys(`headless-${randomUuid()}`);
     const { appender, sealed } = await open({ keyPrefix: keys.prefix, appendTimeoutMs: 10_000 });
     await appender.append(decisionEvent(1));
-    await admin().hset(keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs()) + 500);
+    await admin().hset(
+      keys.head,
+      'lease',
+      'another-writer',
+      'lease_until',
+      (await redisNowMs(admin())) + 500,
+    );
     const append = answerOf(appender.append(decisionEvent(2)));
     await expect.poll(() => admin().hget(keys.head, 'next'), { interval: 10 }).not.toBeNull();
     await admin().hdel(keys.head, 'seq', 'hash');
@@ -334,7 +343,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     });
     // The probe after the wait got the refusal: nothing was sealed again.
     expect(seqsOf(sealed)).toEqual([[1], [2]]);
-    expect((await storedEntries(keys)).map((e) => e.seq)).toEqual([1]);
+    expect((await streamEntries(admin(), keys)).map((e) => e.seq)).toEqual([1]);
   });
 
   it('a batch that keeps losing is rejected after maxAttempts races, in bounded time', async () => {
@@ -353,7 +362,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
       message: 'audit append lost the race to other writers 32 times',
     });
     expect(sealed.length).toBe(32);
-    expect(await storedEntries(keys)).toEqual([]);
+    expect(await streamEntries(admin(), keys)).toEqual([]);
   });
 
   it('idle() resolves only once every queued append is answered', async () => {
@@ -371,6 +380,6 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     const { appender, keys } = await open({ appendTimeoutMs: 5000 });
     const entry = await appender.append(decisionEvent(1));
     expect(entry.seq).toBe(1);
-    expect(await storedEntries(keys)).toEqual([entry]);
+    expect(await streamEntries(admin(), keys)).toEqual([entry]);
   });
 });

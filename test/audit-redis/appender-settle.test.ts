@@ -6,6 +6,7 @@ import { RedisTimeoutError } from '../../src/audit/redis/timeout.js';
 import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
+import { streamEntries } from './support/stream.js';
 import { useRedisSuite } from './support/redis-suite.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
@@ -38,11 +39,6 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
     return opened;
   }
 
-  async function streamEntries(stream: string): Promise<AuditEntry[]> {
-    const items = await suite.admin().xrange(stream, '-', '+');
-    return items.map(([, fields]) => JSON.parse(fields[1] as string) as AuditEntry);
-  }
-
   /** One writer stores an entry under each id, one script call each. */
   async function storeWithIds(prefix: string, ids: string[]): Promise<AuditEntry[]> {
     const writer = await openAppender(suite.url(), { keyPrefix: prefix, newId: idsInOrder(...ids) });
@@ -72,7 +68,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
         h.appender.append(decisionEvent(2)),
       ]);
 
-      const stored = await streamEntries(h.keys.stream);
+      const stored = await streamEntries(suite.admin(), h.keys);
       expect(stored).toEqual([first, second]);
       // Both replies time out at the same deadline, so either batch may be settled first.
       const bySeq = <T>(items: T[], seq: (item: T) => number) => [...items].sort((a, b) => seq(a) - seq(b));
@@ -128,7 +124,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
       expect(h.appender.doubtfulCount).toBe(1);
       await h.appender.settleDoubtful(10_000);
       expect(h.appender.doubtfulCount).toBe(0);
-      expect(await streamEntries(h.keys.stream)).toEqual([first]);
+      expect(await streamEntries(suite.admin(), h.keys)).toEqual([first]);
       expect(h.logged).toEqual([]);
     });
   });
@@ -147,7 +143,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
       await h.appender.syncClock();
       const entry = await h.appender.append(decisionEvent(2));
       expect(entry.seq).toBe(1);
-      expect(await streamEntries(h.keys.stream)).toEqual([entry]);
+      expect(await streamEntries(suite.admin(), h.keys)).toEqual([entry]);
     });
   });
 
@@ -235,7 +231,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
 
       expect(answered).toEqual([before[1], before[1], before[2]]);
       expect(h.stored).toEqual([[before[1]], [before[1], before[2]]]);
-      expect(await streamEntries(h.keys.stream)).toEqual(before);
+      expect(await streamEntries(suite.admin(), h.keys)).toEqual(before);
       // Entries 2 and 3 lie behind the head (4): the next call is sealed on 4 at once.
       expect((await h.appender.append(decisionEvent(13))).seq).toBe(5);
       expect(sealedAt(h.sealed)).toEqual([5, 5, 5]);
@@ -296,7 +292,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
         new RegExp(`^audit batch ${UUID} is stored but cannot be read back$`),
       );
       expect(third).toBe(second);
-      expect(await streamEntries(h.keys.stream)).toEqual(before);
+      expect(await streamEntries(suite.admin(), h.keys)).toEqual(before);
     });
 
     it('whose id points at another entry (a tampered id index): rejected, not answered with that entry', async () => {
@@ -311,7 +307,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
       expect((err as Error).message).toMatch(
         new RegExp(`^audit batch ${UUID} is stored but cannot be read back$`),
       );
-      expect(await streamEntries(h.keys.stream)).toEqual(before);
+      expect(await streamEntries(suite.admin(), h.keys)).toEqual(before);
     });
 
     it('where the stream item holds no entry: rejected, naming the unreadable item', async () => {

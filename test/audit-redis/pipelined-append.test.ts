@@ -1,17 +1,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { LEASE_MS } from '../../src/audit/redis/append-scripts.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { AuditAppendInDoubtError } from '../../src/audit/redis/index.js';
 import { AuditUnavailableError } from '../../src/model/index.js';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import { decisionEvent } from './support/events.js';
-
-async function redisNowMs(redis: Redis): Promise<number> {
-  const [seconds, micros] = await redis.time();
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}
+import { redisNowMs, streamEntries } from './support/stream.js';
 
 describe('Redis audit log: several batches in flight, leases under contention', () => {
   let server: RedisServer;
@@ -29,11 +24,6 @@ describe('Redis audit log: several batches in flight, leases under contention', 
     logs.push(log);
     return log;
   };
-
-  const stored = async (keys: RedisAuditKeys) =>
-    (await admin.xrange(keys.stream, '-', '+')).map(
-      ([, fields]) => JSON.parse(fields[1] as string) as AuditEntry,
-    );
 
   beforeAll(async () => {
     server = await startRedisServer({ appendfsync: 'no' });
@@ -60,7 +50,7 @@ describe('Redis audit log: several batches in flight, leases under contention', 
       )
     ).flat();
 
-    const entries = await stored(keys);
+    const entries = await streamEntries(admin, keys);
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 180 }, (_, i) => i + 1));
     expect(new Set(entries.map((e) => e.id)).size).toBe(180);
     for (const entry of acked) expect(entries[entry.seq - 1]).toEqual(entry);
@@ -86,7 +76,7 @@ describe('Redis audit log: several batches in flight, leases under contention', 
     const late = await log.append(decisionEvent(1)).catch((err: unknown) => err);
     expect(late).toBeInstanceOf(AuditUnavailableError);
     expect(late).not.toBeInstanceOf(AuditAppendInDoubtError);
-    expect(await stored(keys)).toEqual([]);
+    expect(await streamEntries(admin, keys)).toEqual([]);
   });
 
   it('lets a next turn lapse when its writer never takes it', async () => {

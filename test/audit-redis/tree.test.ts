@@ -8,6 +8,7 @@ import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js'
 import { verifyInclusion } from '../../src/audit/merkle/verify-inclusion.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
 import { decisionEvent } from './support/events.js';
+import { streamEntries } from './support/stream.js';
 import { useRedisSuite } from './support/redis-suite.js';
 import { resealed, rewriteItem } from './support/tampering.js';
 
@@ -20,11 +21,6 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     options: { maxBatchEntries?: number; withoutTree?: boolean; logger?: AuditLogger } = {},
   ): Promise<RedisAuditLog> {
     return redis.track(await openRedisAuditLog({ redis: redis.url(), keyPrefix: prefix, ...options }));
-  }
-
-  async function streamEntries(keys: RedisAuditKeys): Promise<AuditEntry[]> {
-    const items = await redis.admin().xrange(keys.stream, '-', '+');
-    return items.map(([, fields]) => JSON.parse(fields[1] as string) as AuditEntry);
   }
 
   /** A log of entries 1..count whose tree holds the first `hashed`: a writer without the tree stored the rest. */
@@ -59,7 +55,7 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     await Promise.all([a.catchUpTree(), b.catchUpTree()]);
     const tree = a.tree();
     expect(await tree.size()).toBe(300);
-    const entries = await streamEntries(a.keys);
+    const entries = await streamEntries(redis.admin(), a.keys);
     const leaves = entries.map(referenceLeafInput);
     for (const size of [1, 99, 256, 300]) {
       expect((await tree.root(size)).equals(naiveRoot(leaves.slice(0, size))), `size ${size}`).toBe(true);
@@ -93,7 +89,7 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const head = await writers[0]!.head();
     expect(head.seq).toBe(183);
     expect(await writers[0]!.tree().size()).toBe(183);
-    const leaves = (await streamEntries(writers[0]!.keys)).map(referenceLeafInput);
+    const leaves = (await streamEntries(redis.admin(), writers[0]!.keys)).map(referenceLeafInput);
     expect((await writers[1]!.tree().root(183)).equals(naiveRoot(leaves))).toBe(true);
   });
 
@@ -110,7 +106,7 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const second = await open(prefix);
     await Promise.all(Array.from({ length: 25 }, (_, i) => second.append(decisionEvent(100 + i))));
     await second.catchUpTree();
-    const leaves = (await streamEntries(keys)).map(referenceLeafInput);
+    const leaves = (await streamEntries(redis.admin(), keys)).map(referenceLeafInput);
     expect(leaves).toHaveLength(65);
     expect(await second.tree().size()).toBe(65);
     expect((await second.tree().root(65)).equals(naiveRoot(leaves))).toBe(true);
@@ -121,7 +117,7 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
     const { tree, logged } = await catchUp(keys);
     expect(await tree.size()).toBe(12);
     expect(logged).toEqual([]);
-    const leaves = (await streamEntries(keys)).map(referenceLeafInput);
+    const leaves = (await streamEntries(redis.admin(), keys)).map(referenceLeafInput);
     expect((await tree.root(12)).equals(naiveRoot(leaves))).toBe(true);
   });
 
