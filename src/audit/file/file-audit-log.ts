@@ -92,7 +92,6 @@ interface LogParts {
 export class FileAuditLog implements AuditLog {
   private readonly listeners = new Set<(entry: AuditEntry) => void>();
   private readonly commits: GroupCommit<AuditEventInput, AuditEntry>;
-  private closed = false;
   private closing: Promise<void> | undefined;
   /** A failed write whose truncation also failed leaves bytes to cut before the next write. */
   private dirtyTail = false;
@@ -353,6 +352,10 @@ export class FileAuditLog implements AuditLog {
     return () => this.listeners.delete(listener);
   }
 
+  private get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   /** Writes what is queued and lets the lock go; a second call waits for the first. */
   close(): Promise<void> {
     this.closing ??= this.shutDown();
@@ -360,7 +363,6 @@ export class FileAuditLog implements AuditLog {
   }
 
   private async shutDown(): Promise<void> {
-    this.closed = true;
     await this.trimming;
     await this.commits.drain();
     await this.checkpointer.stop();

@@ -139,7 +139,6 @@ export class RedisAuditLog implements AuditLog {
   private readonly appender: ChainAppender;
   private readonly checkpointer: Checkpointer | undefined;
   private readonly tail: StreamTail;
-  private closed = false;
   private closing: Promise<void> | undefined;
   private catchingUp: Promise<void> | undefined;
   // Stryker disable next-line BooleanLiteral: every run clears it before reading it.
@@ -442,6 +441,10 @@ export class RedisAuditLog implements AuditLog {
     return this.tail.subscribe(listener);
   }
 
+  private get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   /** Answers every append, settles what is in doubt and disconnects; a second call waits for the first. */
   close(): Promise<void> {
     this.closing ??= this.shutDown();
@@ -449,7 +452,6 @@ export class RedisAuditLog implements AuditLog {
   }
 
   private async shutDown(): Promise<void> {
-    this.closed = true;
     await this.appender.idle();
     await this.catchingUp;
     await this.finishingTrim;
