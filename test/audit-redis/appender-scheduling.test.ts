@@ -3,6 +3,7 @@ import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { APPEND_SCRIPT, SETTLE_SCRIPT } from '../../src/audit/redis/append-scripts.js';
 import { AuditAppendInDoubtError } from '../../src/audit/redis/errors.js';
 import { RedisAuditKeys } from '../../src/audit/redis/redis-keys.js';
+import { withTimeout } from '../../src/audit/redis/timeout.js';
 import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
@@ -21,19 +22,6 @@ function answerOf(append: Promise<AuditEntry>) {
     (error: unknown) => Object.assign(state, { error, answered: true }),
   );
   return Object.assign(state, { done });
-}
-
-/** Fails instead of hanging when `promise` does not settle within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const seqsOf = (batches: readonly (readonly { entry: AuditEntry }[])[]) =>
@@ -149,7 +137,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     const queued = answerOf(appender.append(decisionEvent(2)));
     // The first batch gets no reply, nor does its settle call: in doubt. The second append
     // was still queued when its bound ran out: it is rejected without being sent.
-    await within(appender.idle(), 10_000, 'idle');
+    await withTimeout(appender.idle(), 10_000, 'idle');
     expect(held.error).toBeInstanceOf(AuditAppendInDoubtError);
     expect(held.error).toMatchObject({
       message: 'audit append got no reply and could not be settled; it may be stored',
@@ -276,7 +264,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     server().pause();
     onTestFinished(() => server().resume());
     const append = answerOf(appender.append(decisionEvent(1)));
-    await within(append.done, 10_000, 'the append');
+    await withTimeout(append.done, 10_000, 'the append');
     server().resume();
     expect(append.error).toBeInstanceOf(AuditUnavailableError);
     const warned = logged.find((line) => line.message.startsWith('audit tree frontier'));
@@ -315,7 +303,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     const leaseUntil = (await redisNowMs(admin())) + 60_000;
     await admin().hset(keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
     const append = answerOf(appender.append(decisionEvent(1)));
-    await within(append.done, 10_000, 'the append');
+    await withTimeout(append.done, 10_000, 'the append');
     expect(append.error).toBeInstanceOf(AuditUnavailableError);
     expect(append.error).not.toBeInstanceOf(AuditAppendInDoubtError);
     expect(await redisNowMs(admin())).toBeLessThan(leaseUntil);
@@ -356,7 +344,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
       maxAttempts: 32,
     });
     const append = answerOf(appender.append(decisionEvent(1)));
-    await within(append.done, 10_000, 'the append');
+    await withTimeout(append.done, 10_000, 'the append');
     expect(append.error).toMatchObject({
       name: 'AuditUnavailableError',
       message: 'audit append lost the race to other writers 32 times',
