@@ -9,7 +9,9 @@
 // by default taken from the first glob.
 // MUTATE_TESTS: `unit` (default, vitest.mutation-unit.config.ts), `full`
 // (vitest.mutation.config.ts: adds test/audit-redis against a real redis-server and test/auth)
-// or `kube` (vitest.mutation-kube.config.ts: the ConfigMap checkpoint store on a kube-apiserver).
+// `kube` (vitest.mutation-kube.config.ts: the ConfigMap checkpoint store on a kube-apiserver)
+// or `core` (vitest.mutation-core.config.ts: the top-level audit tests, for chain.ts and
+// canonical-writer.ts, which every audit test runs).
 /* global process */
 import base from './stryker.config.json' with { type: 'json' };
 
@@ -21,9 +23,10 @@ const testConfigs = {
   unit: 'vitest.mutation-unit.config.ts',
   full: 'vitest.mutation.config.ts',
   kube: 'vitest.mutation-kube.config.ts',
+  core: 'vitest.mutation-core.config.ts',
 };
 const tests = process.env.MUTATE_TESTS ?? 'unit';
-if (!(tests in testConfigs)) throw new Error(`MUTATE_TESTS is unit, full or kube, not ${tests}`);
+if (!(tests in testConfigs)) throw new Error(`MUTATE_TESTS is unit, full, kube or core, not ${tests}`);
 const name = (process.env.MUTATE_NAME ?? globs[0])
   .replace(/^src\//, '')
   .replace(/\/?\*.*$/, '')
