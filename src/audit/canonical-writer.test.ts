@@ -119,6 +119,38 @@ describe('canonical writer', () => {
     expect(bytesOf({ again: true }).toString()).toBe('{"again":true}');
   });
 
+  it('writes every call into one kept buffer, and lets go of one that a huge value grew past 1 MiB', () => {
+    const bufferOf = (value: unknown) => withCanonicalBytes(value, (bytes) => bytes.buffer);
+    // Past 1 MiB: let go after the call, so that the next call writes into a small one.
+    const huge = bufferOf('x'.repeat(2_000_000));
+    expect(huge.byteLength).toBeGreaterThan(1024 * 1024);
+    const small = bufferOf({ a: 1 });
+    // (Compared as booleans: a failed toBe would diff megabytes.)
+    expect(small === huge).toBe(false);
+    expect(small.byteLength).toBeLessThan(1024 * 1024);
+    // Each call writes into the same buffer: sealing allocates nothing for its bytes.
+    expect(bufferOf(['b', 2]) === small).toBe(true);
+    // Short strings (690 KB) double it to exactly 1 MiB, which is kept.
+    const grown = bufferOf(Array.from({ length: 30_000 }, () => 'twenty characters...'));
+    expect(grown.byteLength).toBe(1024 * 1024);
+    expect(bufferOf({ a: 1 }) === grown).toBe(true);
+  });
+
+  it('refuses to place a member the object already has, unless that member is left out', () => {
+    expect(() =>
+      withCanonicalBytesAndPlace({ a: 1, hash: 'x' }, 'hash', (bytes) => bytes.toString()),
+    ).toThrow(new TypeError('value already has a member "hash"'));
+    const placed = withCanonicalBytesAndPlace({ a: 1, hash: undefined, z: 2 }, 'hash', (bytes, place) =>
+      insert(bytes, place, '"hash":"v"'),
+    );
+    expect(placed).toBe('{"a":1,"hash":"v","z":2}');
+    // An inherited member is not written either.
+    const heir = Object.assign(Object.create({ hash: 'inherited' }) as Record<string, unknown>, { a: 1 });
+    expect(
+      withCanonicalBytesAndPlace(heir, 'hash', (bytes, place) => insert(bytes, place, '"hash":"v"')),
+    ).toBe('{"a":1,"hash":"v"}');
+  });
+
   it('tells where a member goes only in a plain object, and refuses anything else', () => {
     for (const value of ['text', 5, null, [1, 2], new Date(0), { toJSON: () => ({}) }]) {
       expect(() =>
@@ -227,6 +259,14 @@ describe('sealing with the writer', () => {
       );
       expect(sealed.stored.toString('utf8')).toBe(canonicalize(expected));
     }
+  });
+
+  it('refuses to seal an event with a member named hash: the entry would hold two', () => {
+    const [content] = fc.sample(contents, { numRuns: 1, seed: 7 });
+    const { id, ...event } = content!;
+    expect(() => sealForStorage({ ...event, hash: 'sha256:chosen' } as never, id, null)).toThrow(
+      new TypeError('value already has a member "hash"'),
+    );
   });
 
   it('seals content with other members than an entry has, members after `hash` or none', () => {

@@ -241,7 +241,8 @@ export function withCanonicalBytes<T>(value: unknown, use: (bytes: Buffer) => T)
 /**
  * withCanonicalBytes for an object, also telling where a top-level member named `key`
  * would go: the audit chain hashes an entry without its `hash` member and stores it with
- * that member spliced in, without writing it twice.
+ * that member spliced in, without writing it twice. Throws a TypeError for an object that
+ * already has a member `key` to write: the spliced text would hold it twice.
  */
 export function withCanonicalBytesAndPlace<T>(
   value: Record<string, unknown>,
@@ -251,6 +252,9 @@ export function withCanonicalBytesAndPlace<T>(
   return withWriter((writer) => {
     const written = writer.write(value, key);
     if (written.place === undefined) throw new TypeError('value is not a plain object');
+    if (Object.hasOwn(value, key) && value[key] !== undefined) {
+      throw new TypeError(`value already has a member ${JSON.stringify(key)}`);
+    }
     return use(written.bytes, written.place);
   });
 }

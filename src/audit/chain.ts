@@ -99,7 +99,7 @@ function canonicalisable(value: unknown): boolean {
     case 'object':
       // Stryker disable next-line BooleanLiteral: false only hands the value to canonicalJson to decide
       if (value === null) return true;
-      // Stryker disable next-line ArrowFunction: it answers false for any item; false only hands the value to canonicalJson to decide
+      // Stryker disable next-line ArrowFunction,LogicalOperator: it answers false for more items; false only hands the value to canonicalJson to decide
       if (Array.isArray(value)) return value.every((item) => item === undefined || canonicalisable(item));
       if (hasToJson(value)) return false;
       for (const key in value) {
@@ -193,7 +193,9 @@ function spliced(canonical: Buffer, place: MemberPlace, member: string): Buffer 
 /** The `hash` member's text where it goes; the hash is `sha256:` and hex, nothing to escape. */
 function hashMember(hashText: string, place: MemberPlace): string {
   if (place.afterMember) return `,"hash":"${hashText}"`;
-  return place.beforeMember ? `"hash":"${hashText}",` : `"hash":"${hashText}"`;
+  if (place.beforeMember) return `"hash":"${hashText}",`;
+  // Stryker disable next-line StringLiteral: never reached: `id`, `seq` and `previous_hash` always follow `hash`
+  return `"hash":"${hashText}"`;
 }
 
 /** The members of an event: every field of AuditEventInput. */

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { AuditEntry } from '../../src/audit/audit-log.js';
+import type { AuditEntry, AuditEventInput } from '../../src/audit/audit-log.js';
 import { GENESIS_HASH, hashEntry } from '../../src/audit/chain.js';
-import { anchorAt, recordingLogger } from '../../src/audit/file/test-fixtures.js';
+import { anchorAt, changingEvent, recordingLogger } from '../../src/audit/file/test-fixtures.js';
 import {
   openRedisAuditLog,
   type RedisAuditLog,
@@ -106,7 +106,8 @@ describe('Redis audit log: append and read', () => {
       own.append(decisionEvent(1)),
       own.append(decisionEvent(2, { timestamp: 'yesterday' })),
       own.append(decisionEvent(3, { data: { amount: Number.NaN } })),
-      own.append(decisionEvent(4)),
+      own.append({ ...decisionEvent(4), hash: 'sha256:chosen' } as AuditEventInput),
+      own.append(decisionEvent(5)),
     ]);
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value.seq : r.reason))).toEqual([
       1,
@@ -118,8 +119,25 @@ describe('Redis audit log: append and read', () => {
         code: 'INTERNAL',
         message: 'TypeError: NaN is not allowed in canonical JSON',
       }),
+      expect.objectContaining({
+        code: 'INTERNAL',
+        message: 'audit event has a member named hash, which only its entry may have',
+      }),
       2,
     ]);
+    expect((await own.verify()).ok).toBe(true);
+  });
+
+  it('fails the batch of an event that changed after append() checked it, and appends on', async () => {
+    const own = await openRedisAuditLog({ redis: server.url, keyPrefix: 'changed-event:{audit}' });
+    onTestFinished(() => own.close());
+    await expect(own.append(changingEvent(decisionEvent(1)))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'audit append failed',
+      cause: new TypeError('BigInt is not allowed in canonical JSON'),
+    });
+    expect((await own.append(decisionEvent(2))).seq).toBe(1);
+    expect((await own.verify()).ok).toBe(true);
   });
 
   it('refuses appends and trims once closed; closing again does nothing', async () => {

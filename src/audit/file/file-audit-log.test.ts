@@ -4,13 +4,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditUnavailableError } from '../../model/index.js';
-import type { AuditEntry } from '../audit-log.js';
+import type { AuditEntry, AuditEventInput } from '../audit-log.js';
 import { canonicalJson, GENESIS_HASH } from '../chain.js';
 import { verifyExportStream } from '../export-verify.js';
 import { naiveRoot, referenceLeafInput } from '../merkle/test-naive-tree.js';
 import { AUDIT_LOG_FILE, type FileAuditLog } from './file-audit-log.js';
 import { LOCK_FILE } from './log-lock.js';
 import {
+  changingEvent,
   anchorAt,
   event,
   newProbe,
@@ -136,6 +137,35 @@ describe('FileAuditLog append and restart', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.seq] : []))).toEqual([1, 2]);
+    await log.close();
+  });
+
+  it('fails the batch of an event that changed after append() checked it, and appends on', async () => {
+    const log = await openLog(dir);
+    await expect(log.append(changingEvent(event()))).rejects.toThrow(
+      'BigInt is not allowed in canonical JSON',
+    );
+    expect((await log.append(event())).seq).toBe(1);
+    expect((await log.verify()).ok).toBe(true);
+    await log.close();
+  });
+
+  it("refuses an event with a member named hash, which would sit beside the entry's own hash", async () => {
+    const log = await openLog(dir);
+    const results = await Promise.allSettled([
+      log.append(event()),
+      log.append({ ...event(), hash: 'sha256:chosen' } as AuditEventInput),
+      log.append(event()),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.seq : r.reason))).toEqual([
+      1,
+      expect.objectContaining({
+        code: 'INTERNAL',
+        message: 'audit event has a member named hash, which only its entry may have',
+      }),
+      2,
+    ]);
+    expect((await log.verify()).ok).toBe(true);
     await log.close();
   });
 });

@@ -10,6 +10,15 @@ import { openLogFile, type LogFile } from './log-file.js';
 
 /** Shared by the file backend's tests (not part of the public surface). */
 
+/** `event` whose data is canonical when first read (append()'s check) and a BigInt after (sealing). */
+export function changingEvent(event: AuditEventInput): AuditEventInput {
+  let reads = 0;
+  return Object.defineProperty({ ...event }, 'data', {
+    enumerable: true,
+    get: () => ((reads += 1) === 1 ? {} : { amount: 1n }),
+  });
+}
+
 export function event(overrides: Partial<AuditEventInput> = {}): AuditEventInput {
   return {
     event_type: 'governance.decision',

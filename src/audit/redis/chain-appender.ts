@@ -252,7 +252,14 @@ export class ChainAppender {
     }
     const last = this.inFlight.at(-1);
     const base = last?.head ?? this.head;
-    const sealed = sealBatch(batch.appends, base);
+    let sealed: SealedEntry[];
+    try {
+      sealed = sealBatch(batch.appends, base);
+    } catch (err) {
+      // An event that changed since append() checked it: its batch fails, the appender goes on.
+      this.fail(batch, err);
+      return;
+    }
     const frontier = last ? last.frontier : this.frontier;
     const growth =
       frontier?.size === base.seq && !this.settings.withoutTree
