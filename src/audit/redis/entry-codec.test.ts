@@ -35,13 +35,14 @@ describe('Redis entry codec and key layout', () => {
   });
 
   it('stores the bytes of storedText, whether the hash is spliced in or the entry written anew', () => {
+    const { hash: _hash, ...content } = entry;
     const sealed = (data: Record<string, unknown>, previous: AuditEntry | null = null) =>
-      sealEntry({ ...entry, id: 'e2', data }, previous);
+      sealEntry({ ...content, id: 'e2', data }, previous);
     const spliced = sealed({ note: 'zürich \u2028 "quoted" \ud83d\ude00', z: [1, { a: null }] });
     const chained = sealed({ n: 2 }, spliced);
     // Not sealed here (read back), or with a member after `hash` that holds an object.
     const readBack = JSON.parse(storedText(chained)) as AuditEntry;
-    const nested = sealEntry({ ...entry, policies_evaluated: [{ p: 1 }] as unknown as string[] }, null);
+    const nested = sealEntry({ ...content, policies_evaluated: [{ p: 1 }] as unknown as string[] }, null);
     for (const e of [entry, spliced, chained, readBack, nested]) {
       expect(encodeEntry(e).equals(Buffer.from(storedText(e), 'utf8'))).toBe(true);
     }
