@@ -259,6 +259,34 @@ describe('TreeFile reads stored nodes', () => {
     await tree.close();
   });
 
+  it('reads at most 64 KiB at once: nodes 2,047 records apart in one read, 2,048 apart in two', async () => {
+    const { file, reads } = recordingReads(await openLogFile(join(dir, TREE_FILE)));
+    const tree = await TreeFile.open(file);
+    await tree.append(Array.from({ length: 5000 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`))));
+    const from = storedPosition(leaf(10));
+    const apart = (records: number) => {
+      const index = Array.from({ length: 5000 }, (_, i) => i).find(
+        (i) => storedPosition(leaf(i)) - from === records,
+      );
+      return leaf(index!);
+    };
+    for (const [records, expected] of [
+      [2047, [{ position: from * 32, length: 2048 * 32 }]],
+      [
+        2048,
+        [
+          { position: from * 32, length: 32 },
+          { position: (from + 2048) * 32, length: 32 },
+        ],
+      ],
+    ] as const) {
+      reads.length = 0;
+      await tree.readNodes([leaf(10), apart(records)]);
+      expect(reads, `${records} records apart`).toEqual(expected);
+    }
+    await tree.close();
+  });
+
   it('never reads the records a failed append left past the tree as part of it', async () => {
     const probe = newProbe();
     const tree = await TreeFile.open(await probedFile(probe, TREE_FILE)(join(dir, TREE_FILE)));
