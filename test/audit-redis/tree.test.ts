@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import type { AuditLogger } from '../../src/audit/audit-logger.js';
 import { recordingLogger } from '../../src/audit/file/test-fixtures.js';
@@ -7,6 +8,7 @@ import { leafHash } from '../../src/audit/merkle/tree-hash.js';
 import { verifyConsistency } from '../../src/audit/merkle/verify-consistency.js';
 import { verifyInclusion } from '../../src/audit/merkle/verify-inclusion.js';
 import { openRedisAuditLog, RedisAuditKeys, type RedisAuditLog } from '../../src/audit/redis/index.js';
+import { catchUpRedisTree } from '../../src/audit/redis/tree-catch-up.js';
 import { decisionEvent } from './support/events.js';
 import { streamEntries } from './support/stream.js';
 import { useRedisSuite } from './support/redis-suite.js';
@@ -133,6 +135,24 @@ describe('Redis audit log: the Merkle tree beside the chain', () => {
         message: 'audit tree records are missing; the tree cannot grow until it is rebuilt',
       },
     ]);
+  });
+
+  it('looks again when another replica grew the tree between its reads, and logs nothing', async () => {
+    const keys = await treeBehind(5, 12);
+    const own = new Redis(redis.url());
+    onTestFinished(() => own.disconnect());
+    await own.ping();
+    const { logger, logged } = recordingLogger();
+    // The head is read first; the frontier's read then waits behind a BLPOP on the same connection.
+    const running = catchUpRedisTree(own, keys, logger);
+    const hold = `hold-tree-${counter}`;
+    const held = own.blpop(hold, 0);
+    await catchUpRedisTree(redis.admin(), keys, recordingLogger().logger);
+    await redis.admin().lpush(hold, 'go');
+    await held;
+    await running;
+    expect(logged).toEqual([]);
+    expect(await redis.admin().hget(keys.head, 'tree')).toBe('12');
   });
 
   it('logs a catch-up that Redis refuses', async () => {
