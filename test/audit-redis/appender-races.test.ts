@@ -9,7 +9,7 @@ import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
 import { useRedisSuite } from './support/redis-suite.js';
-import { redisNowMs, streamEntries } from './support/stream.js';
+import { leaseToAnotherWriter, redisNowMs, streamEntries } from './support/stream.js';
 
 /** Calls on a writer's connection held at Redis: every call sent before is answered, none after. */
 interface Hold {
@@ -206,8 +206,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
 
   it("waits out another writer's lease without counting a lost race and without sealing again: it probes", async () => {
     const w = await openWriter(newPrefix(), { maxAttempts: 1 });
-    const leaseUntil = (await redisNowMs(redis.admin())) + 500;
-    await redis.admin().hset(w.keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
+    await leaseToAnotherWriter(redis.admin(), w.keys, 500);
     const entry = await w.appender.append(event(1));
     expect(entry.seq).toBe(1);
     // Refused once, then sent again after the probe that took the lease: sealed twice.
@@ -314,9 +313,7 @@ describe('Redis chain appender: replies that do not store a batch', () => {
 
   it('a probe that gets no answer fails the append as unavailable, with the time-out as cause', async () => {
     const w = await openWriter(newPrefix(), { appendTimeoutMs: 1500 });
-    await redis
-      .admin()
-      .hset(w.keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs(redis.admin())) + 200);
+    await leaseToAnotherWriter(redis.admin(), w.keys, 200);
     const hold = w.holdAfterNextCall();
     const failed = await rejection(w.appender.append(event(1)));
     expect(failed).toBeInstanceOf(AuditUnavailableError);

@@ -8,7 +8,7 @@ import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
 import { useRedisSuite } from './support/redis-suite.js';
-import { redisNowMs, streamEntries } from './support/stream.js';
+import { leaseToAnotherWriter, redisNowMs, streamEntries } from './support/stream.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** One turn of the event loop: whatever the appender does on promises alone has happened. */
@@ -278,13 +278,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
   it("waits out another writer's lease as told, probing without sealing again", async () => {
     const keys = new RedisAuditKeys(`lease-${randomUuid()}`);
     const { appender, sealed } = await open({ keyPrefix: keys.prefix, appendTimeoutMs: 10_000 });
-    await admin().hset(
-      keys.head,
-      'lease',
-      'another-writer',
-      'lease_until',
-      (await redisNowMs(admin())) + 1000,
-    );
+    await leaseToAnotherWriter(admin(), keys, 1000);
     const append = answerOf(appender.append(decisionEvent(1)));
     // Refused ('busy'): the appender is recorded as next and waits.
     await expect.poll(() => admin().hget(keys.head, 'next'), { interval: 10 }).not.toBeNull();
@@ -300,8 +294,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
   it("rejects within its bound when another writer's lease outlasts it", async () => {
     const keys = new RedisAuditKeys(`long-lease-${randomUuid()}`);
     const { appender } = await open({ keyPrefix: keys.prefix, appendTimeoutMs: 500 });
-    const leaseUntil = (await redisNowMs(admin())) + 60_000;
-    await admin().hset(keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
+    const leaseUntil = await leaseToAnotherWriter(admin(), keys, 60_000);
     const append = answerOf(appender.append(decisionEvent(1)));
     await withTimeout(append.done, 10_000, 'the append');
     expect(append.error).toBeInstanceOf(AuditUnavailableError);
@@ -314,13 +307,7 @@ describe('Redis audit chain appender: scheduling of batches', () => {
     const keys = new RedisAuditKeys(`headless-${randomUuid()}`);
     const { appender, sealed } = await open({ keyPrefix: keys.prefix, appendTimeoutMs: 10_000 });
     await appender.append(decisionEvent(1));
-    await admin().hset(
-      keys.head,
-      'lease',
-      'another-writer',
-      'lease_until',
-      (await redisNowMs(admin())) + 500,
-    );
+    await leaseToAnotherWriter(admin(), keys, 500);
     const append = answerOf(appender.append(decisionEvent(2)));
     await expect.poll(() => admin().hget(keys.head, 'next'), { interval: 10 }).not.toBeNull();
     await admin().hdel(keys.head, 'seq', 'hash');

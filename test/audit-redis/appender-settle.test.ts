@@ -6,7 +6,7 @@ import { RedisTimeoutError } from '../../src/audit/redis/timeout.js';
 import { AuditUnavailableError, randomUuid } from '../../src/model/index.js';
 import { openAppender } from './support/appender.js';
 import { decisionEvent } from './support/events.js';
-import { streamEntries } from './support/stream.js';
+import { leaseToAnotherWriter, streamEntries } from './support/stream.js';
 import { useRedisSuite } from './support/redis-suite.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
@@ -173,9 +173,7 @@ describe('Redis audit log: the appender settles lost replies, reads back, waits 
         });
       });
       // Another writer holds the lease for 3 s: the batch is told to wait, then probes.
-      const [seconds, micros] = await suite.admin().time();
-      const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-      await suite.admin().hset(h.keys.head, 'lease', 'another-writer', 'lease_until', redisNow + 3000);
+      await leaseToAnotherWriter(suite.admin(), h.keys, 3000);
       const outcome = h.appender.append(decisionEvent(1)).catch((e: unknown) => e);
       await suite.admin().set(await tombstone, '1');
 

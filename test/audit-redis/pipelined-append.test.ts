@@ -6,7 +6,7 @@ import { AuditAppendInDoubtError } from '../../src/audit/redis/index.js';
 import { AuditUnavailableError } from '../../src/model/index.js';
 import { startRedisServer, type RedisServer } from '../env/redis-server.js';
 import { decisionEvent } from './support/events.js';
-import { redisNowMs, streamEntries } from './support/stream.js';
+import { leaseToAnotherWriter, redisNowMs, streamEntries } from './support/stream.js';
 
 describe('Redis audit log: several batches in flight, leases under contention', () => {
   let server: RedisServer;
@@ -61,8 +61,7 @@ describe('Redis audit log: several batches in flight, leases under contention', 
     const keys = new RedisAuditKeys('leased:{audit}');
     const log = await open(keys.prefix);
     await log.append(decisionEvent(1));
-    const leaseUntil = (await redisNowMs(admin)) + 300;
-    await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
+    const leaseUntil = await leaseToAnotherWriter(admin, keys, 300);
     const entry = await log.append(decisionEvent(2));
     expect(entry.seq).toBe(2);
     // Acknowledged only once the lease had run out, in Redis's clock.
@@ -72,7 +71,7 @@ describe('Redis audit log: several batches in flight, leases under contention', 
   it('rejects cleanly when a lease outlasts the bound, and stores nothing', async () => {
     const keys = new RedisAuditKeys('lease-timeout:{audit}');
     const log = await open(keys.prefix, { appendTimeoutMs: 150 });
-    await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', (await redisNowMs(admin)) + 1000);
+    await leaseToAnotherWriter(admin, keys, 1000);
     const late = await log.append(decisionEvent(1)).catch((err: unknown) => err);
     expect(late).toBeInstanceOf(AuditUnavailableError);
     expect(late).not.toBeInstanceOf(AuditAppendInDoubtError);

@@ -13,3 +13,14 @@ export async function redisNowMs(redis: Redis): Promise<number> {
   const [seconds, micros] = await redis.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
+
+/** Gives the lease to another writer for `forMs` of Redis's clock; returns when it ends (lease_until). */
+export async function leaseToAnotherWriter(
+  admin: Redis,
+  keys: RedisAuditKeys,
+  forMs: number,
+): Promise<number> {
+  const leaseUntil = (await redisNowMs(admin)) + forMs;
+  await admin.hset(keys.head, 'lease', 'another-writer', 'lease_until', leaseUntil);
+  return leaseUntil;
+}
