@@ -7,7 +7,7 @@ import {
   type CertificateSource,
   type FailurePolicy,
 } from '../admission/admission-settings.js';
-import { ArbiterError } from '../model/index.js';
+import { UsageError } from './command-line.js';
 import { urlOf } from './url-arg.js';
 
 export interface AdmissionFlags {
@@ -138,6 +138,6 @@ function integer(raw: string | undefined, flag: string, fallback: number, min: n
   return value;
 }
 
-function invalid(message: string): ArbiterError {
-  return new ArbiterError('INVALID_REQUEST', message);
+function invalid(message: string): UsageError {
+  return new UsageError(message);
 }

@@ -1,11 +1,10 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { ARCHIVE_STEPS, type ArchiveStep, archiveAuditLog } from '../audit/archiving/audit-archiver.js';
 import { archiveFileName } from '../audit/archiving/audit-archiver-service.js';
-import { ArbiterError } from '../model/index.js';
 import { openAuditBackend } from './audit-backend.js';
+import { parseCommandLine, requireFlags, runCommand, UsageError } from './command-line.js';
 import { parseServeOptions, type ServeOptions } from './serve-options.js';
 
 const HELP = `Usage: arbiter audit archive --before TIME --out FILE|DIR/ [storage options]
@@ -38,11 +37,11 @@ interface ArchiveArgs {
   crashAfter: ArchiveStep | undefined;
 }
 
-/** The command line, or the exit status once help or a usage error was printed. */
-function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs | number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+/** The command line, or 'help'; a UsageError when it is wrong. */
+function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs | 'help' {
+  const { values } = parseCommandLine(
+    argv,
+    {
       before: { type: 'string' },
       out: { type: 'string' },
       kubernetes: { type: 'boolean' },
@@ -53,24 +52,15 @@ function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs |
       'lease-namespace': { type: 'string' },
       'checkpoint-configmap': { type: 'string' },
     },
-  });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+    'none',
+  );
+  if (values.help) return 'help';
   const before = new Date(values.before ?? Number.NaN);
   const crashAfter = env.ARBITER_ARCHIVE_CRASH_AFTER as ArchiveStep | undefined;
-  const problem = Number.isNaN(before.getTime())
-    ? '--before TIME (ISO 8601) is required'
-    : values.out === undefined
-      ? '--out FILE is required'
-      : crashAfter !== undefined && !ARCHIVE_STEPS.includes(crashAfter)
-        ? `ARBITER_ARCHIVE_CRASH_AFTER must be one of ${ARCHIVE_STEPS.join(', ')}`
-        : undefined;
-  if (problem !== undefined || values.out === undefined) {
-    process.stderr.write(`arbiter audit archive: ${problem}\n\n${HELP}`);
-    return 2;
-  }
+  if (Number.isNaN(before.getTime())) throw new UsageError('--before TIME (ISO 8601) is required');
+  requireFlags(values, ['out']);
+  if (crashAfter !== undefined && !ARCHIVE_STEPS.includes(crashAfter))
+    throw new UsageError(`ARBITER_ARCHIVE_CRASH_AFTER must be one of ${ARCHIVE_STEPS.join(', ')}`);
   const storage = STORAGE_FLAGS.flatMap((flag) =>
     values[flag] === undefined ? [] : [`--${flag}`, values[flag]],
   );
@@ -78,8 +68,7 @@ function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs |
   const serveOptions = parseServeOptions(
     ['--api-keys', '-', ...storage, ...(values.kubernetes ? ['--kubernetes'] : [])],
     env,
-  );
-  if (serveOptions === 'help') return 2;
+  ) as ServeOptions; // not 'help': no --help among them
   return { before, out: values.out, serveOptions, crashAfter };
 }
 
@@ -87,10 +76,18 @@ function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs |
  * `arbiter audit archive`. ARBITER_ARCHIVE_CRASH_AFTER=STEP kills the process after a
  * step: the crash-safety tests use it.
  */
-export async function runAuditArchive(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const args = parseArchiveArgs(argv, env);
-  if (typeof args === 'number') return args;
-  const { before, out, serveOptions, crashAfter } = args;
+export function runAuditArchive(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return runCommand(
+    HELP,
+    () => parseArchiveArgs(argv, env),
+    (args) => archive(args, env),
+  );
+}
+
+async function archive(
+  { before, out, serveOptions, crashAfter }: ArchiveArgs,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const logger = pino({ level: env.ARBITER_LOG_LEVEL ?? 'warn' }, pino.destination(2));
   const intoFolder = out.endsWith('/') || (await isFolder(out));
   if (intoFolder) await mkdir(out, { recursive: true });
@@ -109,11 +106,6 @@ export async function runAuditArchive(argv: string[], env: NodeJS.ProcessEnv): P
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     process.stderr.write(`${result.message}; the log now holds seq ${result.retained.from_seq} on\n`);
     return 0;
-  } catch (err) {
-    // Ours, or the file system's (a folder that is missing, a full disk): said plainly.
-    if (!(err instanceof ArbiterError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
-    process.stderr.write(`arbiter audit archive: ${(err as Error).message}\n`);
-    return 1;
   } finally {
     await log.close();
   }

@@ -1,5 +1,4 @@
 import { open } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { NoteError } from '../audit/note/note-error.js';
 import {
   formatSigningKey,
@@ -7,6 +6,7 @@ import {
   generateSigningKey,
   SIGNATURE_TYPE,
 } from '../audit/note/note-keys.js';
+import { parseCommandLine, requireFlags, runCommand, UsageError } from './command-line.js';
 
 const HELP = `Usage: arbiter audit keygen --origin ORIGIN --out FILE [--witness]
 
@@ -20,23 +20,36 @@ Serve with it: arbiter serve --audit-signing-key FILE (a Secret in the Helm char
 With --witness, the key is a witness's cosigning key (C2SP tlog-cosignature, type 0x04)
 for "arbiter witness --key FILE", ORIGIN the witness's name, and the printed verifier
 key is the one "--witness-vkey" takes.
-Exit status: 0 written, 2 usage error or FILE exists.
+Exit status: 0 written, 1 FILE cannot be written, 2 usage error or FILE exists.
 `;
 
-export async function runAuditKeygen(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+interface KeygenOptions {
+  origin: string;
+  out: string;
+  witness: boolean;
+}
+
+export function runAuditKeygen(argv: string[]): Promise<number> {
+  return runCommand(HELP, () => parseOptions(argv), keygen);
+}
+
+function parseOptions(argv: string[]): KeygenOptions | 'help' {
+  const { values } = parseCommandLine(
+    argv,
+    {
       origin: { type: 'string' },
       out: { type: 'string' },
-      witness: { type: 'boolean' },
+      witness: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help || values.origin === undefined || values.out === undefined) {
-    process.stdout.write(HELP);
-    return values.help ? 0 : 2;
-  }
+    'none',
+  );
+  if (values.help) return 'help';
+  requireFlags(values, ['origin', 'out']);
+  return { origin: values.origin, out: values.out, witness: values.witness };
+}
+
+async function keygen(values: KeygenOptions): Promise<number> {
   let key;
   try {
     key = generateSigningKey(
@@ -45,8 +58,7 @@ export async function runAuditKeygen(argv: string[]): Promise<number> {
     );
   } catch (err) {
     if (!(err instanceof NoteError)) throw err;
-    process.stderr.write(`arbiter audit keygen: ${err.message}\n`);
-    return 2;
+    throw new UsageError(`--origin: ${err.message}`);
   }
   try {
     // 'wx': fail if the file exists, so a key in use is never replaced by accident.
@@ -58,9 +70,9 @@ export async function runAuditKeygen(argv: string[]): Promise<number> {
       await file.close();
     }
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     process.stderr.write(
-      `arbiter audit keygen: cannot write ${values.out}: ${code === 'EEXIST' ? 'the file exists (never overwritten)' : String(err)}\n`,
+      `arbiter audit keygen: cannot write ${values.out}: the file exists (never overwritten)\n`,
     );
     return 2;
   }

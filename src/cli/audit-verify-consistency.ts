@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { verifyCheckpointConsistency } from '../audit/checkpoint-consistency.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
+import { parseCommandLine, requireFlags, UsageError } from './command-line.js';
 
 const HELP = `Usage: arbiter audit verify-consistency --vkey VKEY --proof PROOF OLD NEW
 
@@ -24,15 +24,17 @@ function proofHashes(text: string): Buffer[] {
 }
 
 export async function runAuditVerifyConsistency(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { vkey: { type: 'string' }, proof: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  const { values, positionals } = parseCommandLine(argv, {
+    vkey: { type: 'string' },
+    proof: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help || !values.vkey || !values.proof || positionals.length !== 2) {
+  if (values.help) {
     process.stdout.write(HELP);
-    return values.help ? 0 : 2;
+    return 0;
   }
+  requireFlags(values, ['vkey', 'proof']);
+  if (positionals.length !== 2) throw new UsageError('name the checkpoints OLD and NEW');
   try {
     const [older, newer, proof] = await Promise.all([
       readFile(positionals[0]!, 'utf8'),

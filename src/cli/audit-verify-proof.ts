@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import type { AuditEntry } from '../audit/audit-log.js';
 import { verifyEntryProof } from '../audit/entry-proof.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
+import { parseCommandLine, requireFlags, UsageError } from './command-line.js';
 import { parseTlogProof, type TlogProof } from '../audit/note/tlog-proof.js';
 
 const HELP = `Usage: arbiter audit verify-proof --vkey VKEY --entry ENTRY.json --proof PROOF
@@ -39,9 +39,9 @@ function proofOf(text: string): TlogProof {
 }
 
 export async function runAuditVerifyProof(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const { values } = parseCommandLine(
+    argv,
+    {
       vkey: { type: 'string' },
       entry: { type: 'string' },
       proof: { type: 'string' },
@@ -49,18 +49,17 @@ export async function runAuditVerifyProof(argv: string[]): Promise<number> {
       quorum: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help || !values.vkey || !values.entry || !values.proof) {
+    'none',
+  );
+  if (values.help) {
     process.stdout.write(HELP);
-    return values.help ? 0 : 2;
+    return 0;
   }
+  requireFlags(values, ['vkey', 'entry', 'proof']);
   const witnessVkeys = values['witness-vkey'] ?? [];
   // Without --quorum, every witness named must have cosigned.
   const quorum = Number(values.quorum ?? witnessVkeys.length);
-  if (!Number.isSafeInteger(quorum) || quorum < 0) {
-    process.stderr.write(`arbiter audit verify-proof: --quorum must be a whole number\n`);
-    return 2;
-  }
+  if (!Number.isSafeInteger(quorum) || quorum < 0) throw new UsageError('--quorum must be a whole number');
   try {
     process.stdout.write(
       `${await prove({ vkey: values.vkey, entry: values.entry, proof: values.proof, witnessVkeys, quorum })}\n`,

@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import type { Checkpoint } from '../audit/audit-log.js';
 import { isCheckpoint } from '../audit/checkpoint-shape.js';
 import { type LineVerifyReport, verifyExportStream } from '../audit/export-verify.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 import { SignedRootChecker, type SignedRootReport } from '../audit/signed-root-check.js';
 
 const HELP = `Usage: arbiter audit verify FILE... [--checkpoint FILE [--vkey VKEY]]
@@ -34,31 +34,35 @@ function checkpointsOf(document: unknown): Checkpoint[] {
   return list;
 }
 
-export async function runAuditVerify(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      checkpoint: { type: 'string' },
-      vkey: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+interface VerifyOptions {
+  files: string[];
+  checkpoint: string | undefined;
+  vkey: string | undefined;
+}
+
+export function runAuditVerify(argv: string[]): Promise<number> {
+  return runCommand(HELP, () => parseOptions(argv), verify);
+}
+
+function parseOptions(argv: string[]): VerifyOptions | 'help' {
+  const { values, positionals } = parseCommandLine(argv, {
+    checkpoint: { type: 'string' },
+    vkey: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help || positionals.length === 0) {
-    process.stdout.write(HELP);
-    return values.help ? 0 : 2;
-  }
-  if (values.vkey && !values.checkpoint) {
-    process.stderr.write(
-      'arbiter audit verify: --vkey needs --checkpoint FILE holding the signed checkpoints\n',
-    );
-    return 2;
-  }
-  const checkpoints = values.checkpoint
-    ? checkpointsOf(JSON.parse(await readFile(values.checkpoint, 'utf8')))
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('name at least one audit export (FILE...)');
+  if (values.vkey && !values.checkpoint)
+    throw new UsageError('--vkey needs --checkpoint FILE holding the signed checkpoints');
+  return { files: positionals, checkpoint: values.checkpoint, vkey: values.vkey };
+}
+
+async function verify(options: VerifyOptions): Promise<number> {
+  const checkpoints = options.checkpoint
+    ? checkpointsOf(JSON.parse(await readFile(options.checkpoint, 'utf8')))
     : [];
-  const roots = await rootChecker(values.vkey, checkpoints);
-  const files = new FileLines(positionals);
+  const roots = await rootChecker(options.vkey, checkpoints);
+  const files = new FileLines(options.files);
   const report = await verifyExportStream(
     teeLines(files.lines(), (line) => roots?.pushLine(line)),
     { checkpoints },

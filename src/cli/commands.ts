@@ -20,9 +20,22 @@ export function findCommand(
   return undefined;
 }
 
-/** `arbiter --help`, made from the same list that dispatches. */
-export function commandsHelp(commands: readonly Command[]): string {
+/**
+ * The commands of a group that the words name (`audit`: audit keygen, audit verify...);
+ * empty when the words name no group.
+ */
+export function commandsUnder(commands: readonly Command[], words: readonly string[]): Command[] {
+  if (words.length === 0) return [];
+  return commands.filter(
+    (c) => c.words.length > words.length && words.every((word, i) => c.words[i] === word),
+  );
+}
+
+/** `arbiter --help` (or `arbiter audit --help` for a group), made from the list that dispatches. */
+export function commandsHelp(commands: readonly Command[], group: readonly string[] = []): string {
   const width = Math.max(...commands.map((c) => c.usage.length)) + 2;
   const lines = commands.map((c) => `  ${c.usage.padEnd(width)}${c.summary}`);
-  return `Usage: arbiter <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEach command has --help.\n`;
+  const name = ['arbiter', ...group].join(' ');
+  const version = group.length === 0 ? '\narbiter --version prints the version.' : '';
+  return `Usage: ${name} <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEach command has --help.${version}\n`;
 }

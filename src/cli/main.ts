@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-import { ArbiterError } from '../model/index.js';
-import { commandsHelp, findCommand, type Command } from './commands.js';
+import { reportFailure, UsageError } from './command-line.js';
+import { commandsHelp, commandsUnder, findCommand, type Command } from './commands.js';
+import { VERSION } from './version.js';
 
 // Each command loads its own modules when it runs: `arbiter validate` in CI need not load
 // the server (express, the Kubernetes client, ioredis) to check a few files.
@@ -83,30 +84,55 @@ const COMMANDS: readonly Command[] = [
   },
 ];
 
-async function main(argv: string[]): Promise<number> {
-  const [first] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
-    process.stdout.write(commandsHelp(COMMANDS));
-    return first === undefined ? 2 : 0;
-  }
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** What the command line names, and the name its errors are reported under. */
+function dispatch(argv: readonly string[]): { name: string; run(): number | Promise<number> } {
   const found = findCommand(COMMANDS, argv);
-  if (found) return found.command.run(found.rest);
-  process.stderr.write(`arbiter: unknown command "${argv.join(' ')}"\n\n${commandsHelp(COMMANDS)}`);
-  return 2;
+  if (found)
+    return { name: `arbiter ${found.command.words.join(' ')}`, run: () => found.command.run(found.rest) };
+  const end = argv.findIndex((arg) => arg.startsWith('-'));
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const flags = argv.slice(words.length);
+  if (words.length === 0 || (words.length === 1 && words[0] === 'help'))
+    return { name: 'arbiter', run: () => listCommands(COMMANDS, [], words.length ? ['--help'] : flags) };
+  const group = commandsUnder(COMMANDS, words);
+  if (group.length > 0)
+    return { name: `arbiter ${words.join(' ')}`, run: () => listCommands(group, words, flags) };
+  return {
+    name: 'arbiter',
+    run: () => {
+      throw new UsageError(`unknown command "${words.join(' ')}"`);
+    },
+  };
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== 0) process.exitCode = code;
-  },
-  (err: unknown) => {
-    const message =
-      err instanceof ArbiterError || (err instanceof Error && 'code' in err)
-        ? (err as Error).message
-        : String(err);
-    process.stderr.write(`arbiter: ${message}\n`);
-    if (!(err instanceof ArbiterError)) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
-    // Exit now: a server that failed half-way through its start may hold open handles.
-    process.exit(1);
-  },
-);
+/**
+ * `arbiter` or a group (`arbiter audit`) without a command: its commands on stdout, exit 2
+ * (exit 0 when asked with --help); `arbiter --version`.
+ */
+function listCommands(commands: readonly Command[], group: readonly string[], flags: string[]): number {
+  const [flag, ...more] = flags;
+  if (more.length > 0) throw new UsageError(`unexpected argument '${more[0]}'`);
+  if (flag === '--version' && group.length === 0) {
+    process.stdout.write(`arbiter ${VERSION}\n`);
+    return 0;
+  }
+  if (flag !== undefined && !HELP_FLAGS.has(flag)) throw new UsageError(`unknown option '${flag}'`);
+  process.stdout.write(commandsHelp(commands, group));
+  return flag === undefined ? 2 : 0;
+}
+
+const command = dispatch(process.argv.slice(2));
+// then(): a command that throws at once is reported like one that rejects.
+Promise.resolve()
+  .then(() => command.run())
+  .then(
+    (code) => {
+      if (code !== 0) process.exitCode = code;
+    },
+    (err: unknown) => {
+      // Exit now: a server that failed half-way through its start may hold open handles.
+      process.exit(reportFailure(command.name, err));
+    },
+  );

@@ -25,7 +25,7 @@ Exit status: 0 written, 1 the server could not be read, 2 usage error.
 `;
 
 export function runMcpImport(argv: string[]): Promise<number> {
-  return runCommand('mcp import', HELP, () => parseOptions(argv), importCapabilities);
+  return runCommand(HELP, () => parseOptions(argv), importCapabilities);
 }
 
 async function importCapabilities(options: ImportOptions): Promise<number> {

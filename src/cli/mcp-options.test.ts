@@ -40,6 +40,6 @@ describe('--mcp-server and --mcp-timeout', () => {
       '--mcp-timeout: soon is not a number of seconds in (0, 3600]',
     ],
   ])('refuses %j: %s', (flags, message) => {
-    expect(() => mcpOptions(flags)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST', message }));
+    expect(() => mcpOptions(flags)).toThrow(expect.objectContaining({ name: 'UsageError', message }));
   });
 });

@@ -1,6 +1,6 @@
 import type { McpUpstream } from '../mcp/upstream-session.js';
 import { SERVER_NAME } from '../mcp/tool-capability.js';
-import { ArbiterError } from '../model/index.js';
+import { UsageError } from './command-line.js';
 import { urlOf } from './url-arg.js';
 
 /** `--mcp-*`: the tool proxy's upstream MCP servers. */
@@ -30,13 +30,13 @@ export function mcpOptions(values: McpFlags): McpOptions | undefined {
   const servers = values['mcp-server'] ?? [];
   if (servers.length === 0) {
     if (values['mcp-timeout'] !== undefined)
-      throw new ArbiterError('INVALID_REQUEST', '--mcp-timeout needs --mcp-server NAME=URL');
+      throw new UsageError('--mcp-timeout needs --mcp-server NAME=URL');
     return undefined;
   }
   const upstreams = servers.map(upstreamOf);
   const names = new Set<string>();
   for (const { name } of upstreams) {
-    if (names.has(name)) throw new ArbiterError('INVALID_REQUEST', `--mcp-server: ${name} is given twice`);
+    if (names.has(name)) throw new UsageError(`--mcp-server: ${name} is given twice`);
     names.add(name);
   }
   return { upstreams, timeoutMs: timeoutSeconds(values['mcp-timeout']) * 1000 };
@@ -47,12 +47,9 @@ function upstreamOf(raw: string): McpUpstream {
   const name = raw.slice(0, Math.max(at, 0));
   const url = at > 0 ? urlOf(raw.slice(at + 1)) : undefined;
   if (!SERVER_NAME.test(name))
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--mcp-server: "${raw}" does not start with a NAME of [a-z][a-z0-9_-]* and "="`,
-    );
+    throw new UsageError(`--mcp-server: "${raw}" does not start with a NAME of [a-z][a-z0-9_-]* and "="`);
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    throw new ArbiterError('INVALID_REQUEST', `--mcp-server: "${raw.slice(at + 1)}" is not an http(s) URL`);
+    throw new UsageError(`--mcp-server: "${raw.slice(at + 1)}" is not an http(s) URL`);
   return { name, url };
 }
 
@@ -60,9 +57,6 @@ function timeoutSeconds(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_TIMEOUT_SECONDS;
   const seconds = Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--mcp-timeout: ${raw} is not a number of seconds in (0, 3600]`,
-    );
+    throw new UsageError(`--mcp-timeout: ${raw} is not a number of seconds in (0, 3600]`);
   return seconds;
 }

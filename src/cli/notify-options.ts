@@ -1,4 +1,4 @@
-import { ArbiterError } from '../model/index.js';
+import { UsageError } from './command-line.js';
 import type { NotifyFormat } from '../notify/receiver-queue.js';
 import { urlOf } from './url-arg.js';
 
@@ -36,22 +36,21 @@ export function notifyOptions(values: NotifyFlags): NotifyOptions | undefined {
     const given = (['notify-format', 'notify-secret-file', 'notify-retry'] as const).find(
       (flag) => values[flag] !== undefined,
     );
-    if (given) throw new ArbiterError('INVALID_REQUEST', `--${given} needs --notify-url URL`);
+    if (given) throw new UsageError(`--${given} needs --notify-url URL`);
     return undefined;
   }
   urls.forEach(requireHttpUrl);
   const format = (values['notify-format'] ?? 'json') as NotifyFormat;
-  if (!FORMATS.includes(format))
-    throw new ArbiterError('INVALID_REQUEST', `--notify-format: use json or slack, not "${format}"`);
+  if (!FORMATS.includes(format)) throw new UsageError(`--notify-format: use json or slack, not "${format}"`);
   const retry = values['notify-retry'];
   const retrySeconds = retry === undefined ? 600 : Number(retry);
   if (!Number.isFinite(retrySeconds) || retrySeconds <= 0)
-    throw new ArbiterError('INVALID_REQUEST', `--notify-retry: ${retry} is not a valid value`);
+    throw new UsageError(`--notify-retry: ${retry} is not a valid value`);
   return { urls, format, secretFile: values['notify-secret-file'], retrySeconds };
 }
 
 function requireHttpUrl(url: string): void {
   const protocol = urlOf(url)?.protocol;
   if (protocol !== 'http:' && protocol !== 'https:')
-    throw new ArbiterError('INVALID_REQUEST', `--notify-url: "${url}" is not an http(s) URL`);
+    throw new UsageError(`--notify-url: "${url}" is not an http(s) URL`);
 }

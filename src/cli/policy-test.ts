@@ -46,7 +46,7 @@ interface SuiteResult {
 
 export async function runPolicyTests(argv: string[]): Promise<number> {
   try {
-    return await runCommand('test', HELP, () => parseOptions(argv), run);
+    return await runCommand(HELP, () => parseOptions(argv), run);
   } catch (err) {
     if (err instanceof InvalidSuiteError) {
       process.stderr.write(`arbiter test: ${err.message}\n`);

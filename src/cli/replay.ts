@@ -34,7 +34,7 @@ interface ReplayOptions {
 }
 
 export function runReplay(argv: string[]): Promise<number> {
-  return runCommand('replay', HELP, () => parseOptions(argv), replay);
+  return runCommand(HELP, () => parseOptions(argv), replay);
 }
 
 async function replay(options: ReplayOptions): Promise<number> {

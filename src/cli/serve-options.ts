@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { ArbiterError } from '../model/index.js';
+import { parseCommandLine, UsageError } from './command-line.js';
 import { admissionOptions, type AdmissionFlags } from './admission-options.js';
 import { mcpOptions, MCP_HELP, type McpOptions } from './mcp-options.js';
 import { notifyOptions, NOTIFY_HELP, type NotifyOptions } from './notify-options.js';
@@ -155,7 +154,7 @@ function number(
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || !check(value))
-    throw new ArbiterError('INVALID_REQUEST', `--${name}: ${raw} is not a valid value`);
+    throw new UsageError(`--${name}: ${raw} is not a valid value`);
   return value;
 }
 
@@ -163,7 +162,7 @@ function redisUrl(raw: string): string {
   try {
     parseRedisTarget(raw);
   } catch (err) {
-    throw new ArbiterError('INVALID_REQUEST', `--redis: ${(err as Error).message}`);
+    throw new UsageError(`--redis: ${(err as Error).message}`);
   }
   return raw;
 }
@@ -171,7 +170,7 @@ function redisUrl(raw: string): string {
 function parseDefaultOutcome(raw: string | undefined): 'ALLOW' | 'DENY' {
   const outcome = (raw ?? 'ALLOW').toUpperCase();
   if (outcome !== 'ALLOW' && outcome !== 'DENY') {
-    throw new ArbiterError('INVALID_REQUEST', '--default-outcome must be ALLOW or DENY');
+    throw new UsageError('--default-outcome must be ALLOW or DENY');
   }
   return outcome;
 }
@@ -193,10 +192,9 @@ function redisOptions(
 }
 
 export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
+  const { values } = parseCommandLine(
+    argv,
+    {
       manifests: { type: 'string' },
       'api-keys': { type: 'string' },
       'data-dir': { type: 'string' },
@@ -246,18 +244,15 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       'mcp-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    'none',
+  );
   if (values.help) return 'help';
-  if (!values['api-keys'])
-    throw new ArbiterError('INVALID_REQUEST', '--api-keys FILE is required (see --help)');
+  if (!values['api-keys']) throw new UsageError('--api-keys FILE is required');
   const defaultOutcome = parseDefaultOutcome(values['default-outcome']);
   const positive = (n: number) => n > 0;
   const inCluster = values.kubernetes === true || values.kubeconfig !== undefined;
   if (inCluster && values.manifests !== undefined)
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      '--manifests cannot be combined with --kubernetes/--kubeconfig',
-    );
+    throw new UsageError('--manifests cannot be combined with --kubernetes/--kubeconfig');
   const dataDir = values['data-dir'] ?? '.arbiter-data';
   return {
     manifests: values.manifests,
@@ -306,19 +301,18 @@ function auditSigningOptions(values: {
     const given = ['audit-origin', 'witness', 'witness-vkey'].find(
       (flag) => values[flag as keyof typeof values] !== undefined,
     );
-    if (given) throw new ArbiterError('INVALID_REQUEST', `--${given} needs --audit-signing-key FILE`);
+    if (given) throw new UsageError(`--${given} needs --audit-signing-key FILE`);
     return undefined;
   }
   if (urls.length !== vkeys.length) {
-    throw new ArbiterError(
-      'INVALID_REQUEST',
+    throw new UsageError(
       `${urls.length} --witness but ${vkeys.length} --witness-vkey: give each witness URL its verifier key`,
     );
   }
   const witnesses = urls.map((url, i) => {
     const protocol = urlOf(url)?.protocol;
     if (protocol !== 'http:' && protocol !== 'https:') {
-      throw new ArbiterError('INVALID_REQUEST', `--witness: "${url}" is not an http(s) URL`);
+      throw new UsageError(`--witness: "${url}" is not an http(s) URL`);
     }
     return { url, vkey: vkeys[i]! };
   });
@@ -331,8 +325,7 @@ function refuseAdmissionWithoutCluster(values: AdmissionFlags): undefined {
     ([flag, value]) => flag.startsWith('admission-') && value !== undefined,
   );
   if (given)
-    throw new ArbiterError(
-      'INVALID_REQUEST',
+    throw new UsageError(
       `--${given[0]} needs cluster mode (--kubernetes or --kubeconfig): the webhooks serve the Kubernetes API server`,
     );
   return undefined;

@@ -1,6 +1,7 @@
-import { parseArgs } from 'node:util';
+import { errorText } from '../model/error-text.js';
 import { formatFinding, manifestFindings, type Finding } from '../policy-tools/manifest-findings.js';
 import { readLocatedManifests } from '../sources/located-manifests.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const HELP = `Usage: arbiter validate PATH... [-o text|json|github] [--strict]
 
@@ -21,38 +22,40 @@ Exit status: 0 valid, 1 invalid, 2 usage error.
 const FORMATS = ['text', 'json', 'github'] as const;
 type Format = (typeof FORMATS)[number];
 
-export async function runValidate(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        output: { type: 'string', short: 'o', default: 'text' },
-        strict: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return usage((err as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+interface ValidateOptions {
+  paths: string[];
+  format: Format;
+  strict: boolean;
+}
+
+export function runValidate(argv: string[]): Promise<number> {
+  return runCommand(HELP, () => parseOptions(argv), validate);
+}
+
+function parseOptions(argv: string[]): ValidateOptions | 'help' {
+  const { values, positionals } = parseCommandLine(argv, {
+    output: { type: 'string', short: 'o', default: 'text' },
+    strict: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
   const format = values.output as Format;
   if (!FORMATS.includes(format))
-    return usage(`-o must be one of ${FORMATS.join(', ')}, not ${values.output}`);
-  if (positionals.length === 0) return usage('name at least one file or folder of manifests');
+    throw new UsageError(`-o must be one of ${FORMATS.join(', ')}, not ${values.output}`);
+  if (positionals.length === 0) throw new UsageError('name at least one file or folder of manifests');
+  return { paths: positionals, format, strict: values.strict };
+}
+
+async function validate({ paths, format, strict }: ValidateOptions): Promise<number> {
   let read;
   try {
-    read = await readLocatedManifests(positionals);
+    read = await readLocatedManifests(paths);
   } catch (err) {
-    return usage((err as Error).message);
+    // A path that is not there: the command line names it.
+    throw new UsageError(errorText(err));
   }
   const findings = manifestFindings(read.objects, read.problems).map((f) =>
-    values.strict && f.severity === 'warning' ? { ...f, severity: 'error' as const } : f,
+    strict && f.severity === 'warning' ? { ...f, severity: 'error' as const } : f,
   );
   const errors = findings.filter((f) => f.severity === 'error');
   process.stdout.write(render(format, findings, read.objects.length));
@@ -95,9 +98,4 @@ function githubAnnotation(finding: Finding): string {
     value.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
   const title = finding.object ? `,title=${property(finding.object)}` : '';
   return `::${finding.severity} file=${property(finding.file)},line=${finding.line}${title}::${data(finding.message)}\n`;
-}
-
-function usage(message: string): number {
-  process.stderr.write(`arbiter validate: ${message}\n\n${HELP}`);
-  return 2;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { errorText } from '../model/error-text.js';
 import {
   formatVerifierKey,
   type NoteVerifierKey,
@@ -8,6 +8,7 @@ import {
   SIGNATURE_TYPE,
 } from '../audit/note/note-keys.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
+import { parseCommandLine, requireFlags, UsageError } from './command-line.js';
 import { startWitnessServer } from '../witness/witness-server.js';
 import { WitnessState } from '../witness/witness-state.js';
 
@@ -29,35 +30,40 @@ Exit status: 2 usage error; runs until SIGTERM or SIGINT.
 `;
 
 export async function runWitness(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const { values } = parseCommandLine(
+    argv,
+    {
       'log-vkey': { type: 'string', multiple: true },
       key: { type: 'string' },
       state: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
+      port: { type: 'string', default: '8090' },
+      host: { type: 'string', default: '0.0.0.0' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help || !values['log-vkey']?.length || !values.key || !values.state) {
+    'none',
+  );
+  if (values.help) {
     process.stdout.write(HELP);
-    return values.help ? 0 : 2;
+    return 0;
   }
+  requireFlags(values, ['log-vkey', 'key', 'state']);
+  const listenPort = Number(values.port);
+  if (!/^\d+$/.test(values.port) || listenPort > 65535)
+    throw new UsageError(`--port: ${values.port} is not a port`);
   const logger = pino({ base: { component: 'witness' } });
   let keys: Awaited<ReturnType<typeof readKeys>>;
   try {
     keys = await readKeys(values.key, values['log-vkey']);
   } catch (err) {
-    process.stderr.write(`arbiter witness: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 2;
+    // A key file that is missing or of the wrong kind: the command line names it.
+    throw new UsageError(errorText(err));
   }
   const { key, logKeys } = keys;
   const state = await WitnessState.open(values.state);
   const { server, port } = await startWitnessServer(
     { key, logKeys, state, onRefused: (status, message) => logger.warn({ status }, message) },
-    Number(values.port ?? 8090),
-    values.host ?? '0.0.0.0',
+    listenPort,
+    values.host,
   );
   logger.info({ port, origins: [...logKeys.keys()], vkey: formatVerifierKey(key) }, 'witness listening');
   await new Promise<void>((resolve) => {

@@ -36,14 +36,22 @@ describe('parseInvocation', () => {
     });
   });
 
-  it('help for no words, help, --help and -h', () => {
-    for (const argv of [[], ['help'], ['--help'], ['pending', '-h']]) expect(parse(...argv)).toBe('help');
+  it('help for no words (not asked for), help, --help and -h', () => {
+    expect(parse()).toEqual({ help: { group: [], asked: false } });
+    for (const argv of [['help'], ['--help'], ['pending', '-h']])
+      expect(parse(...argv)).toEqual({ help: { group: [], asked: true } });
+  });
+
+  it("a group's help for its name alone, the version for --version", () => {
+    expect(parse('audit')).toEqual({ help: { group: ['audit'], asked: false } });
+    expect(parse('audit', '-h')).toEqual({ help: { group: ['audit'], asked: true } });
+    expect(parse('--version')).toBe('version');
   });
 
   it('says what is wrong', () => {
     expect(usageError('approve')).toBe('approve takes one decision ID');
     expect(usageError('pending', 'x')).toBe('pending takes no arguments, got "x"');
-    expect(usageError('audit')).toBe('unknown command "audit"');
+    expect(usageError('audit', 'head')).toBe('unknown command "audit head"');
     expect(usageError('pending', '--comment', 'x')).toBe('--comment does not apply to pending');
     expect(usageError('pending', '-o', 'yaml')).toBe(
       '--output must be json (or left out for text), got "yaml"',
@@ -53,6 +61,6 @@ describe('parseInvocation', () => {
     );
     expect(usageError('pending', '--server', 'nope')).toMatch(/^--server must be a URL/);
     expect(usageError('pending', '--token', '')).toBe('--token must not be empty');
-    expect(usageError('pending', '--frob')).toMatch(/Unknown option '--frob'/);
+    expect(usageError('pending', '--frob')).toBe("unknown option '--frob'");
   });
 });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { commandLineComplaint } from '../model/error-text.js';
 import { UsageError } from './plugin-error.js';
 
 export type OutputFormat = 'text' | 'json';
@@ -47,17 +48,30 @@ const OPTIONS = {
   comment: { type: 'string' },
   'event-type': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 type FlagValues = ReturnType<typeof parseFlags>['values'];
 
-/** The command line as an invocation of one of `commands`, or 'help'; UsageError when it is wrong. */
+/**
+ * A command line that runs no command: the help of the plugin (`group` empty) or of a group
+ * of commands (`audit`), exit 0 when asked for with --help (or help), else 2.
+ */
+export interface HelpRequest {
+  help: { group: readonly string[]; asked: boolean };
+}
+
+/**
+ * The command line as an invocation of one of `commands`, a request for help, or for the
+ * version; UsageError when it is wrong.
+ */
 export function parseInvocation<C extends CommandShape>(
   argv: readonly string[],
   commands: readonly C[],
-): Invocation<C> | 'help' {
+): Invocation<C> | HelpRequest | 'version' {
   const { values, positionals } = parseFlags(argv);
-  if (values.help || positionals.length === 0 || positionals[0] === 'help') return 'help';
+  const instead = runsNoCommand(values, positionals, commands);
+  if (instead) return instead;
   const command = commandNamedBy(positionals, commands);
   const operands = positionals.slice(command.words.length);
   const wanted = command.takesDecisionId ? 1 : 0;
@@ -83,8 +97,8 @@ function parseFlags(argv: readonly string[]) {
   try {
     return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    // parseArgs explains itself ("Unknown option '--x'", "Option '--server <value>' argument missing").
-    throw new UsageError((err as Error).message);
+    // parseArgs explains itself ("unknown option '--x'", "option '--server <value>' argument missing").
+    throw new UsageError(commandLineComplaint(err));
   }
 }
 
@@ -94,6 +108,25 @@ function commandNamedBy<C extends CommandShape>(positionals: readonly string[], 
   const found = bySpecificity.find((c) => c.words.every((word, i) => positionals[i] === word));
   if (!found) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   return found;
+}
+
+/** --version, or help: with --help, no words, `help`, or a group's name alone. */
+function runsNoCommand(
+  values: FlagValues,
+  positionals: readonly string[],
+  commands: readonly CommandShape[],
+): HelpRequest | 'version' | undefined {
+  if (values.version) return 'version';
+  const asked = values.help === true;
+  if (positionals.length === 0 || positionals[0] === 'help')
+    return { help: { group: [], asked: asked || positionals.length > 0 } };
+  if (namesGroup(positionals, commands)) return { help: { group: positionals, asked } };
+  return asked ? { help: { group: [], asked } } : undefined;
+}
+
+/** The words start the names of longer commands: `audit` for `audit tail`. */
+function namesGroup(words: readonly string[], commands: readonly CommandShape[]): boolean {
+  return commands.some((c) => c.words.length > words.length && words.every((word, i) => c.words[i] === word));
 }
 
 function rejectForeignFlags(command: CommandShape, values: FlagValues): void {

@@ -175,10 +175,27 @@ async function runVerify(context: CommandContext): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
+/** Usage and summary, one command a line, in columns. */
+function commandTable(commands: readonly PluginCommand[]): string {
+  const width = Math.max(...commands.map((c) => c.usage.length)) + 2;
+  return commands.map((c) => `  ${c.usage.padEnd(width)}${c.summary}`).join('\n');
+}
+
+/** `kubectl arbiter audit`: the commands of a group, made from the same list that dispatches. */
+export function groupHelp(group: readonly string[]): string {
+  const members = COMMANDS.filter((c) => group.every((word, i) => c.words[i] === word));
+  return `Usage: kubectl arbiter ${group.join(' ')} <command> [flags]
+
+Commands:
+${commandTable(members)}
+
+The flags every command takes: kubectl arbiter --help.
+`;
+}
+
 /** `kubectl arbiter --help`, made from the same list that dispatches. */
 export function pluginHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.usage.length)) + 2;
-  const commands = COMMANDS.map((c) => `  ${c.usage.padEnd(width)}${c.summary}`).join('\n');
+  const commands = commandTable(COMMANDS);
   return `Usage: kubectl arbiter <command> [flags]
 
 Review Arbiter's pending decisions and follow its audit log.
@@ -201,6 +218,6 @@ Output:
   -o, --output json   the server's JSON instead of text (audit tail: one entry a line)
 
 Errors are one line on stderr. Exit status: 0 done, 1 failed (or verify found the
-chain broken), 2 usage error.
+chain broken), 2 usage error. --version prints the plugin's version.
 `;
 }

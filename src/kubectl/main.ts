@@ -2,20 +2,27 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ArbiterClient } from './arbiter-client.js';
 import { parseInvocation } from './arguments.js';
-import { COMMANDS, pluginHelp } from './commands.js';
+import { COMMANDS, groupHelp, pluginHelp } from './commands.js';
 import { arbiterEndpoint } from './connection.js';
 import { arbiterToken } from './credentials.js';
 import { loadKubeConfig } from './kube-config.js';
 import { PluginError, UsageError } from './plugin-error.js';
+import { errorText } from '../model/error-text.js';
+import { VERSION } from '../cli/version.js';
 
 // `kubectl arbiter ...` runs this as kubectl-arbiter (kubectl finds plugins on PATH by name).
 // The composition root of the plugin: the only place that reads the environment.
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const invocation = parseInvocation(argv, COMMANDS);
-  if (invocation === 'help') {
-    process.stdout.write(pluginHelp());
-    return argv.length === 0 ? 2 : 0;
+  if (invocation === 'version') {
+    process.stdout.write(`kubectl-arbiter ${VERSION}\n`);
+    return 0;
+  }
+  if ('help' in invocation) {
+    const { group, asked } = invocation.help;
+    process.stdout.write(group.length === 0 ? pluginHelp() : groupHelp(group));
+    return asked ? 0 : 2;
   }
   const kubeConfig = once(() => loadKubeConfig(invocation.connection, env));
   const token = await arbiterToken({
@@ -55,14 +62,9 @@ main(process.argv.slice(2), process.env).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof PluginError) {
-      const usage = err instanceof UsageError ? '\nRun "kubectl arbiter --help" for usage.' : '';
-      process.stderr.write(`error: ${err.message}${usage}\n`);
-      process.exitCode = err.exitCode;
-      return;
-    }
-    // Not an expected failure: a bug, worth its stack trace.
-    process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
+    // One line, whatever failed; a wrong command line points at --help.
+    const usage = err instanceof UsageError ? ' (see kubectl arbiter --help)' : '';
+    process.stderr.write(`error: ${errorText(err)}${usage}\n`);
+    process.exitCode = err instanceof PluginError ? err.exitCode : 1;
   },
 );

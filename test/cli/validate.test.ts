@@ -208,7 +208,7 @@ spec:
     ]) {
       const result = await runArbiter(args);
       expect([args, result.code]).toEqual([args, 2]);
-      expect(result.stderr).toContain('Usage: arbiter validate');
+      expect(result.stderr).toMatch(/^arbiter validate: .+ \(see arbiter validate --help\)\n$/);
     }
   });
 });

@@ -93,6 +93,8 @@ describe('arbiter witness', () => {
     );
     const usage = await runArbiter(['witness']);
     expect(usage.code).toBe(2);
-    expect(usage.stdout).toContain('Usage: arbiter witness --log-vkey VKEY... --key FILE --state FILE');
+    expect(usage.stderr).toBe(
+      'arbiter witness: --log-vkey, --key and --state are required (see arbiter witness --help)\n',
+    );
   });
 });

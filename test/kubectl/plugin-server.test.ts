@@ -253,7 +253,7 @@ describe('kubectl arbiter --server URL', () => {
     ]) {
       const wrong = await plugin([...args, '--token', 'x']);
       expect(wrong.code, args.join(' ')).toBe(2);
-      expect(wrong.stderr).toMatch(/^error: .+\nRun "kubectl arbiter --help" for usage\.\n$/);
+      expect(wrong.stderr).toMatch(/^error: .+ \(see kubectl arbiter --help\)\n$/);
     }
     const help = await runPlugin(['--help'], pluginEnv(home));
     expect(help.code).toBe(0);

@@ -77,7 +77,4 @@ export function startPlugin(args: readonly string[], env: NodeJS.ProcessEnv): Ru
   };
 }
 
-/** One line on stderr, no stack trace: how the plugin reports an expected failure. */
-export function isOneLine(stderr: string): boolean {
-  return stderr.trimEnd().split('\n').length === 1 && !/^\s+at /m.test(stderr);
-}
+export { isOneLine } from '../../support/one-line.js';
