@@ -334,7 +334,7 @@ describe('admissionHandler', () => {
         body: {
           error: {
             code: 'INVALID_REQUEST',
-            message: "invalid AdmissionReview: request must have required property 'request'",
+            message: 'invalid AdmissionReview: request is required',
           },
         },
       });

@@ -53,14 +53,10 @@ describe('admissionRequestOf', () => {
     [
       'another version',
       { ...review(), apiVersion: 'admission.k8s.io/v1beta1' },
-      'apiVersion must be equal to constant',
+      'apiVersion must be admission.k8s.io/v1',
     ],
-    ['another kind', { ...review(), kind: 'AdmissionResponse' }, 'kind must be equal to constant'],
-    [
-      'no request',
-      { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' },
-      "request must have required property 'request'",
-    ],
+    ['another kind', { ...review(), kind: 'AdmissionResponse' }, 'kind must be AdmissionReview'],
+    ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, 'request is required'],
     ['a request that is no object', review('x'), 'request must be object'],
     ['an empty uid', withRequest({ uid: '' }), 'request.uid must NOT have fewer than 1 characters'],
     [
@@ -69,26 +65,26 @@ describe('admissionRequestOf', () => {
       'request.uid must NOT have more than 128 characters',
     ],
     ['a numeric uid', withRequest({ uid: 5 }), 'request.uid must be string'],
-    ['no uid', without('uid'), "request.uid must have required property 'uid'"],
-    ['no kind', without('kind'), "request.kind must have required property 'kind'"],
-    ['no resource', without('resource'), "request.resource must have required property 'resource'"],
-    ['no operation', without('operation'), "request.operation must have required property 'operation'"],
-    ['no userInfo', without('userInfo'), "request.userInfo must have required property 'userInfo'"],
+    ['no uid', without('uid'), 'request.uid is required'],
+    ['no kind', without('kind'), 'request.kind is required'],
+    ['no resource', without('resource'), 'request.resource is required'],
+    ['no operation', without('operation'), 'request.operation is required'],
+    ['no userInfo', without('userInfo'), 'request.userInfo is required'],
     ['a kind that is no object', withRequest({ kind: 'ConfigMap' }), 'request.kind must be object'],
     [
       'a kind without group',
       withRequest({ kind: { version: 'v1', kind: 'ConfigMap' } }),
-      "request.kind.group must have required property 'group'",
+      'request.kind.group is required',
     ],
     [
       'a kind without version',
       withRequest({ kind: { group: '', kind: 'ConfigMap' } }),
-      "request.kind.version must have required property 'version'",
+      'request.kind.version is required',
     ],
     [
       'a kind without kind',
       withRequest({ kind: { group: '', version: 'v1' } }),
-      "request.kind.kind must have required property 'kind'",
+      'request.kind.kind is required',
     ],
     [
       'a numeric kind group',
@@ -113,17 +109,17 @@ describe('admissionRequestOf', () => {
     [
       'a resource without group',
       withRequest({ resource: { version: 'v1', resource: 'configmaps' } }),
-      "request.resource.group must have required property 'group'",
+      'request.resource.group is required',
     ],
     [
       'a resource without version',
       withRequest({ resource: { group: '', resource: 'configmaps' } }),
-      "request.resource.version must have required property 'version'",
+      'request.resource.version is required',
     ],
     [
       'a resource without resource',
       withRequest({ resource: { group: '', version: 'v1' } }),
-      "request.resource.resource must have required property 'resource'",
+      'request.resource.resource is required',
     ],
     [
       'a numeric resource group',
@@ -146,7 +142,7 @@ describe('admissionRequestOf', () => {
     [
       'an unknown operation',
       withRequest({ operation: 'PATCH' }),
-      'request.operation must be equal to one of the allowed values',
+      'request.operation must be one of CREATE, UPDATE, DELETE, CONNECT',
     ],
     ['a userInfo that is no object', withRequest({ userInfo: 'alice' }), 'request.userInfo must be object'],
     [

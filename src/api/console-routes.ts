@@ -37,14 +37,18 @@ export function consoleRoutes(dir: string = BUILT_CONSOLE_DIR): Router {
     if (req.originalUrl.split('?')[0] === '/console') return res.redirect(301, '/console/');
     next();
   });
-  router.use(express.static(dir, { index: 'index.html', fallthrough: true, setHeaders: noCache }));
-  router.use(() => {
-    const built = existsSync(join(dir, 'index.html'));
-    throw new ArbiterError(
-      'NOT_FOUND',
-      built ? 'no such console file' : 'the console is not built: run `npm run build`',
-    );
-  });
+  // A GET route (not middleware): another method on a console path is then a 405.
+  router.get(
+    '/{*file}',
+    express.static(dir, { index: 'index.html', fallthrough: true, setHeaders: noCache }),
+    () => {
+      const built = existsSync(join(dir, 'index.html'));
+      throw new ArbiterError(
+        'NOT_FOUND',
+        built ? 'no such console file' : 'the console is not built: run `npm run build`',
+      );
+    },
+  );
   return router;
 }
 

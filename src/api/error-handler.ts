@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ArbiterError, type ErrorCode } from '../model/index.js';
+import { allowedMethods } from './allowed-methods.js';
 
 /** The one place that chooses HTTP status codes for errors. */
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -9,6 +10,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   ACTOR_MISMATCH: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -85,6 +87,17 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
   sendError(res, asArbiterError(err, req.log));
 };
 
+/**
+ * What no route answered: 405 with Allow when routes take the path with other methods
+ * (found in the app's own routes, mounted routers included), else 404.
+ */
 export const notFoundHandler: RequestHandler = (req, res) => {
+  const allow = allowedMethods(req.app.router, req.path);
+  if (allow !== undefined && allow.length > 0 && !allow.includes(req.method)) {
+    res.setHeader('Allow', allow.join(', '));
+    const message = `${req.method} is not allowed on ${req.path}; allowed: ${allow.join(', ')}`;
+    sendError(res, new ArbiterError('METHOD_NOT_ALLOWED', message, { allow }));
+    return;
+  }
   sendError(res, new ArbiterError('NOT_FOUND', `no route for ${req.method} ${req.path}`));
 };

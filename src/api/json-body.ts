@@ -7,13 +7,18 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
 
+/** application/json or application/<anything>+json, with or without parameters. */
+const JSON_MEDIA_TYPE = /^application\/(?:[^\s/;]+\+)?json\s*(?:;|$)/i;
+
 /**
  * JSON bodies only: 415 for another media type, 413 past 1 MiB, 400 for bad JSON,
- * nesting deeper than MAX_DEPTH, or prototype-pollution keys.
+ * nesting deeper than MAX_DEPTH, or prototype-pollution keys. No body at all is read as an
+ * empty one, {} (as a Content-Length of 0 is, here and in the propose lane).
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
-  if (!req.is('application/json') && !req.is('application/*+json')) {
-    const type = req.get('content-type');
+  // The header itself: req.is() answers null for a request without a body, whatever its type.
+  const type = req.get('content-type');
+  if (type === undefined || !JSON_MEDIA_TYPE.test(type)) {
     next(
       new ArbiterError(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -27,6 +32,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
       next(err);
       return;
     }
+    req.body ??= {};
     const problem = bodyShapeProblem(req.body as unknown);
     next(problem ? new ArbiterError('INVALID_REQUEST', problem) : undefined);
   });

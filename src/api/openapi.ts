@@ -73,7 +73,7 @@ function withRetained<S extends { properties: Record<string, unknown> }>(
 
 function operation(op: Operation) {
   const errors = Object.fromEntries(
-    ['400', '401', '403', '404', '409', '413', '415', '429', '500', '503'].map((code) => [
+    ['400', '401', '403', '404', '405', '409', '413', '415', '429', '500', '503'].map((code) => [
       code,
       {
         description: 'Error',

@@ -6,7 +6,11 @@ describe('paging', () => {
   it('parses limits within 1..200 and rejects the rest', () => {
     expect(parseLimit(undefined)).toBe(50);
     expect(parseLimit('200')).toBe(200);
-    for (const bad of ['0', '201', '1.5', '-3', 'x', '']) expect(() => parseLimit(bad)).toThrow(ArbiterError);
+    for (const bad of ['0', '201', '1.5', '-3', 'x', '', '1e2', ' 5', '0x10', '00001']) {
+      expect(() => parseLimit(bad), bad).toThrow(
+        new ArbiterError('INVALID_REQUEST', 'invalid query: limit must be a whole number from 1 to 200'),
+      );
+    }
   });
 
   it('round-trips cursors and refuses foreign or forged ones', () => {

@@ -3,11 +3,15 @@ import { ArbiterError } from '../model/index.js';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
+/** What `limit` takes, in the words its error and the OpenAPI document use. */
+export const LIMIT_RULE = `a whole number from 1 to ${MAX_LIMIT}`;
+
+/** The one check of `limit` (the query schemas leave it to this): digits only, 1 to MAX_LIMIT. */
 export function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIMIT;
   const limit = Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new ArbiterError('INVALID_REQUEST', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+  if (!/^[0-9]{1,4}$/.test(raw) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ArbiterError('INVALID_REQUEST', `invalid query: limit must be ${LIMIT_RULE}`);
   }
   return limit;
 }

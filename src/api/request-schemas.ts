@@ -8,6 +8,7 @@ import {
   capabilitySpecSchema,
   policySpecSchema,
 } from '../model/index.js';
+import { DEFAULT_LIMIT, LIMIT_RULE } from './paging.js';
 import { wireSchema } from './wire-format.js';
 
 /**
@@ -101,7 +102,11 @@ export const executionBodySchema = {
 } as const;
 
 const isoTime = { type: 'string', format: 'date-time' } as const;
-const limitParam = { type: 'string', pattern: '^[0-9]{1,4}$' } as const;
+// Checked by parseLimit alone, which says what it takes.
+const limitParam = {
+  type: 'string',
+  description: `${LIMIT_RULE} (default ${DEFAULT_LIMIT})`,
+} as const;
 
 export const decisionQuerySchema = {
   type: 'object',

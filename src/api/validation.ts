@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { ajvFieldPointer, ajvMessage } from '../index/ajv-error-text.js';
 import { ArbiterError } from '../model/index.js';
 
 // ajv-formats is CommonJS with ESM-style typings: at run time the default import is the plugin itself.
@@ -9,12 +10,8 @@ const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 
 function describe(errors: ErrorObject[] | null | undefined): Array<{ field: string; message: string }> {
   return (errors ?? []).map((e) => {
-    const missing = e.keyword === 'required' ? `/${String(e.params.missingProperty)}` : '';
-    const extra = e.keyword === 'additionalProperties' ? `/${String(e.params.additionalProperty)}` : '';
-    const field = (e.instancePath + missing + extra).replace(/^\//, '').replaceAll('/', '.') || '(body)';
-    const message =
-      e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid');
-    return { field, message };
+    const field = ajvFieldPointer(e).replace(/^\//, '').replaceAll('/', '.') || '(body)';
+    return { field, message: ajvMessage(e) };
   });
 }
 

@@ -5,17 +5,35 @@ import type { ErrorObject } from 'ajv';
  * `spec.rules[0].outcome: must be one of DENY, ESCALATE` or `parameters.amount: is required`.
  */
 export function ajvErrorText(error: ErrorObject, root: string): string {
-  const path = root + jsonPointerToPath(error.instancePath);
+  return `${root}${jsonPointerToPath(ajvFieldPointer(error))}: ${ajvMessage(error)}`;
+}
+
+/** The JSON pointer of the field an error is about: a missing or unknown property included. */
+export function ajvFieldPointer(error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const property =
+    error.keyword === 'required'
+      ? params.missingProperty
+      : error.keyword === 'additionalProperties'
+        ? params.additionalProperty
+        : undefined;
+  return property === undefined ? error.instancePath : `${error.instancePath}/${property}`;
+}
+
+/** What is wrong with that field, in words: `is required`, `must be one of a, b`, `must be v1`... */
+export function ajvMessage(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return `${path}.${String(params.missingProperty)}: is required`;
+      return 'is required';
     case 'additionalProperties':
-      return `${path}.${String(params.additionalProperty)}: is not an allowed field`;
+      return 'is not an allowed field';
     case 'enum':
-      return `${path}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+      return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(params.allowedValue)}`;
     default:
-      return `${path}: ${error.message ?? 'is invalid'}`;
+      return error.message ?? 'is invalid';
   }
 }
 

@@ -22,6 +22,11 @@ describe('serverRefusal: an error response as one line', () => {
       'not found (404 NOT_FOUND): no route for GET /api/v1/governance/pending; the server may be older than this plugin',
     ],
     [
+      405,
+      body('METHOD_NOT_ALLOWED', 'DELETE is not allowed on /api/v1/x; allowed: GET, HEAD'),
+      'Arbiter answered 405 (405 METHOD_NOT_ALLOWED): DELETE is not allowed on /api/v1/x; allowed: GET, HEAD; the server may be older than this plugin',
+    ],
+    [
       409,
       body('CONFLICT', 'decision x is already approved'),
       'conflict (409 CONFLICT): decision x is already approved',

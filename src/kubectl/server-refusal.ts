@@ -49,9 +49,9 @@ export function serverRefusal(status: number, statusText: string, body: unknown)
 
 const olderServerHint = 'the server may be older than this plugin';
 
-/** Express's 404 for a path it has no route for (src/api/error-handler.ts). */
+/** No route for the path (404), or none for the method (405): src/api/error-handler.ts. */
 function isMissingRoute(status: number, message: string): boolean {
-  return status === 404 && message.startsWith('no route for');
+  return status === 405 || (status === 404 && message.startsWith('no route for'));
 }
 
 /** A body that is not Arbiter's JSON (a proxy's page, say): its first line, kept short. */

@@ -76,12 +76,15 @@ export class GovernedToolCalls {
     const meta = { [DECISION_META]: verdict.decisionId!, [OUTCOME_META]: verdict.outcome };
     if (verdict.outcome === 'DENY') {
       this.deps.metrics.mcpToolCalls.inc({ server, result: 'denied' });
-      return toolError(`Arbiter denied this call: ${verdict.reason} (decision ${verdict.decisionId})`, meta);
+      return toolError(
+        `Arbiter denied this call: ${clause(verdict.reason)} (decision ${verdict.decisionId})`,
+        meta,
+      );
     }
     if (verdict.outcome !== 'ALLOW') {
       this.deps.metrics.mcpToolCalls.inc({ server, result: 'pending' });
       return toolError(
-        `This call waits for review (${verdict.outcome}: ${verdict.reason}; decision ${verdict.decisionId}). ` +
+        `This call waits for review (${verdict.outcome}: ${clause(verdict.reason)}; decision ${verdict.decisionId}). ` +
           `Once a reviewer approves it, make the same call with the same arguments again before ${verdict.expiresAt}.`,
         meta,
       );
@@ -170,6 +173,11 @@ function proposalOf(agent: AgentSession, capability: string, args: Record<string
     action: { capability, parameters: args },
     context: { session_id: agent.sessionId },
   };
+}
+
+/** A decision's reason as a clause inside a sentence: without its own final full stop. */
+function clause(reason: string): string {
+  return reason.endsWith('.') ? reason.slice(0, -1) : reason;
 }
 
 function toolError(text: string, meta?: Record<string, string>): CallToolResult {

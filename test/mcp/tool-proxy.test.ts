@@ -190,7 +190,9 @@ describe('the MCP tool proxy', () => {
       const before = notes.calls.length;
       const denied = await callTool(client, 'add_note', { title: 'private diary', text: 'x' });
       expect(denied.isError).toBe(true);
-      expect(textOf(denied)).toMatch(/^Arbiter denied this call: .*notes-guard.*\(decision [0-9a-f-]{36}\)$/);
+      expect(textOf(denied)).toMatch(
+        /^Arbiter denied this call: Denied by policy notes-guard \(rule 1, priority 100\) \(decision [0-9a-f-]{36}\)$/,
+      );
       // Not granted, and hidden from the list: still refused when called by name.
       const ungranted = await callTool(client, 'purge_notes');
       expect(textOf(ungranted)).toMatch(/denied.*no grant/i);
@@ -209,8 +211,11 @@ describe('the MCP tool proxy', () => {
       const waiting = await callTool(client, 'delete_note', { title: 'old' });
       expect(waiting.isError).toBe(true);
       const id = decisionOf(waiting);
-      expect(textOf(waiting)).toContain(`waits for review (ESCALATE`);
-      expect(textOf(waiting)).toContain(id);
+      expect(textOf(waiting)).toMatch(
+        new RegExp(
+          `^This call waits for review \\(ESCALATE: Escalated for review by policy notes-guard \\(rule 0, priority 100\\); decision ${id}\\)\\. Once a reviewer`,
+        ),
+      );
       // Recorded masked; the retry below still matches it (a keyed fingerprint).
       expect((await trail(id)).request.action.parameters.title).toEqual({
         masked: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
