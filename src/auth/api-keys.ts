@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ArbiterError } from '../model/index.js';
+import { errorText } from '../model/error-text.js';
 import { SCOPES, type Principal, type Scope } from './scopes.js';
 
 /** A Kubernetes namespace or ServiceAccount name (RFC 1123 subdomain, as the API server checks). */
@@ -171,7 +172,15 @@ export class ApiKeyRegistry {
         cause: err,
       });
     }
-    return ApiKeyRegistry.fromDocument(parseYaml(text), path);
+    let document: unknown;
+    try {
+      document = parseYaml(text);
+    } catch (err) {
+      throw new ArbiterError('INVALID_REQUEST', `API keys file ${path}: ${errorText(err)}`, undefined, {
+        cause: err,
+      });
+    }
+    return ApiKeyRegistry.fromDocument(document, path);
   }
 
   authenticate(presentedKey: string): Principal | undefined {

@@ -15,6 +15,7 @@ import { isValidKeyName, parseSigningKey, SIGNATURE_TYPE } from '../audit/note/n
 import { HttpWitness } from '../audit/witnessing/http-witness.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { ArbiterError } from '../model/index.js';
+import { errorText } from '../model/error-text.js';
 
 const RETAIN_CHECKPOINTS = 100;
 
@@ -68,10 +69,7 @@ async function readSigning(
   try {
     text = await readFile(options.keyFile, 'utf8');
   } catch (err) {
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--audit-signing-key: cannot read ${options.keyFile}: ${String(err)}`,
-    );
+    throw new ArbiterError('INVALID_REQUEST', `--audit-signing-key: ${errorText(err)}`);
   }
   let key;
   try {

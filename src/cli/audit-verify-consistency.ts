@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { verifyCheckpointConsistency } from '../audit/checkpoint-consistency.js';
+import { errorText } from '../model/error-text.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { parseCommandLine, requireFlags, UsageError } from './command-line.js';
 
@@ -52,7 +53,7 @@ export async function runAuditVerifyConsistency(argv: string[]): Promise<number>
     );
     return 0;
   } catch (err) {
-    process.stderr.write(`NOT CONSISTENT: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`NOT CONSISTENT: ${errorText(err)}\n`);
     return 1;
   }
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AuditEntry } from '../audit/audit-log.js';
 import { verifyEntryProof } from '../audit/entry-proof.js';
+import { errorText } from '../model/error-text.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { parseCommandLine, requireFlags, UsageError } from './command-line.js';
 import { parseTlogProof, type TlogProof } from '../audit/note/tlog-proof.js';
@@ -66,7 +67,7 @@ export async function runAuditVerifyProof(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (err) {
-    process.stderr.write(`NOT PROVEN: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`NOT PROVEN: ${errorText(err)}\n`);
     return 1;
   }
 }

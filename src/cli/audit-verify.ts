@@ -58,9 +58,7 @@ function parseOptions(argv: string[]): VerifyOptions | 'help' {
 }
 
 async function verify(options: VerifyOptions): Promise<number> {
-  const checkpoints = options.checkpoint
-    ? checkpointsOf(JSON.parse(await readFile(options.checkpoint, 'utf8')))
-    : [];
+  const checkpoints = options.checkpoint ? checkpointsOf(await readJson(options.checkpoint)) : [];
   const roots = await rootChecker(options.vkey, checkpoints);
   const files = new FileLines(options.files);
   const report = await verifyExportStream(
@@ -68,6 +66,15 @@ async function verify(options: VerifyOptions): Promise<number> {
     { checkpoints },
   );
   return summarize(report, roots?.finish(), files);
+}
+
+async function readJson(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${file} is not JSON`);
+  }
 }
 
 /** The lines of several files as one stream, remembering where each file starts. */

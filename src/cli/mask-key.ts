@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { MIN_MASK_KEY_BYTES, ParameterMasker } from '../governance/parameter-masker.js';
 import type { IndexSnapshot } from '../index/index.js';
 import { ArbiterError } from '../model/index.js';
+import { errorText } from '../model/error-text.js';
 
 /**
  * The masker of sensitive parameters: keyed by --audit-mask-key's file (its bytes, without
@@ -25,7 +26,7 @@ export async function openParameterMasker(
   try {
     key = Buffer.from((await readFile(keyFile, 'utf8')).trim(), 'utf8');
   } catch (err) {
-    throw new ArbiterError('INVALID_REQUEST', `--audit-mask-key ${keyFile}: ${(err as Error).message}`);
+    throw new ArbiterError('INVALID_REQUEST', `--audit-mask-key ${errorText(err)}`);
   }
   if (key.length < MIN_MASK_KEY_BYTES)
     throw new ArbiterError(

@@ -214,7 +214,7 @@ describe.each(['file', 'redis'] as const)('sensitive parameters, %s audit', (bac
 describe('--audit-mask-key', () => {
   it('refuses to start with a key file it cannot read, or a key too short, naming the file', async () => {
     await expect(startArbiter({ args: ['--audit-mask-key', join(keyDir, 'missing.key')] })).rejects.toThrow(
-      `--audit-mask-key ${join(keyDir, 'missing.key')}: ENOENT`,
+      `--audit-mask-key ${join(keyDir, 'missing.key')}: no such file or directory`,
     );
     await writeFile(join(keyDir, 'short.key'), 'short\n');
     await expect(startArbiter({ args: ['--audit-mask-key', join(keyDir, 'short.key')] })).rejects.toThrow(

@@ -138,6 +138,21 @@ describe('arbiter: errors a person can read', () => {
       expectFailure(result, 'serve', 'cannot read API keys file');
     });
 
+    it('an API keys file that is not YAML, a signing key file that does not exist', async () => {
+      const notYaml = await fixtures.write('keys.yaml', 'keys:\n  - name: a\n key: [\n');
+      const yaml = await runArbiter(['serve', '--api-keys', notYaml, '--port', '0']);
+      expectFailure(yaml, 'serve', `API keys file ${notYaml}: `);
+      const missingKey = fixtures.path('no-signing.key');
+      const signing = await serve('--manifests', EXAMPLE_MANIFESTS, '--audit-signing-key', missingKey);
+      expectFailure(signing, 'serve', `--audit-signing-key: ${missingKey}: no such file or directory`);
+    });
+
+    it('a checkpoint file that is not JSON', async () => {
+      const notJson = await fixtures.write('checkpoints.json', '# not\n JSON\n');
+      const result = await runArbiter(['audit', 'verify', '--checkpoint', notJson, notJson]);
+      expectFailure(result, 'audit verify', `${notJson} is not JSON`);
+    });
+
     it('an audit export that does not exist', async () => {
       const result = await runArbiter(['audit', 'verify', '/nonexistent.jsonl']);
       expectFailure(result, 'audit verify', '/nonexistent.jsonl: no such file or directory');
