@@ -220,6 +220,23 @@ export function buildOpenApiDocument(version: string) {
           ok: ok(capabilitySchema, 201),
         }),
       },
+      '/api/v1/capabilities/{name}': {
+        delete: operation({
+          summary:
+            'Delete a capability (every object claiming the name); 409 while a grant or policy rule names it',
+          scope: 'capabilities:manage',
+          params: ['name'],
+          ok: ok({
+            type: 'object',
+            required: ['name', 'deleted', 'objects'],
+            properties: {
+              name: { type: 'string' },
+              deleted: { const: true },
+              objects: { type: 'array', items: { type: 'string' } },
+            },
+          }),
+        }),
+      },
       '/api/v1/policies': {
         get: operation({
           summary: 'List policies',
@@ -247,6 +264,16 @@ export function buildOpenApiDocument(version: string) {
           params: ['id'],
           body: policyUpdateSchema,
           ok: ok(policySchema),
+        }),
+        delete: operation({
+          summary: 'Delete a policy',
+          scope: 'policies:manage',
+          params: ['id'],
+          ok: ok({
+            type: 'object',
+            required: ['id', 'deleted'],
+            properties: { id: { type: 'string' }, deleted: { const: true } },
+          }),
         }),
       },
       '/api/v1/actors/{id}/grants': {

@@ -26,6 +26,7 @@ export { CONDITION_VARIABLES } from './condition-identifiers.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
 export { specFingerprint } from './fingerprint.js';
+export { capabilityUsers, refuseCapabilityInUse, type CapabilityUsers } from './capability-users.js';
 export {
   maskSensitive,
   sensitiveFieldsOf,

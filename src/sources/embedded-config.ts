@@ -3,6 +3,7 @@ import {
   acceptedObjects,
   buildIndex,
   isRejected,
+  refuseCapabilityInUse,
   type IndexSnapshot,
   type IndexStore,
 } from '../index/index.js';
@@ -170,9 +171,34 @@ export class EmbeddedConfig implements ConfigWriter {
     });
   }
 
+  deletePolicy(name: string, caller: string): Promise<void> {
+    return this.serialised(async () => {
+      this.refuseManifestOwned('Policy', name);
+      if (!this.find('Policy', name)) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
+      await this.commit(this.without(`Policy/${name}`), caller);
+    });
+  }
+
+  deleteCapability(name: string, caller: string): Promise<string[]> {
+    return this.serialised(async () => {
+      const combined = this.combined();
+      const claimants = combined.filter((o) => o.kind === 'Capability' && o.spec.name === name);
+      if (claimants.length === 0) throw new ArbiterError('NOT_FOUND', `no capability ${name}`);
+      for (const object of claimants) this.refuseManifestOwned('Capability', object.metadata.name);
+      refuseCapabilityInUse(combined, name);
+      await this.commit(this.without(...claimants.map(objectKey)), caller);
+      return claimants.map((o) => o.metadata.name);
+    });
+  }
+
+  /** The API objects but those of these kind/name keys. */
+  private without(...keys: string[]): ConfigObject[] {
+    const gone = new Set(keys);
+    return this.apiObjects.filter((o) => !gone.has(objectKey(o)));
+  }
+
   private async write<T extends ConfigObject>(object: T, created: boolean): Promise<Written<T>> {
-    const key = objectKey(object);
-    const next = [...this.apiObjects.filter((o) => objectKey(o) !== key), object];
+    const next = [...this.without(objectKey(object)), object];
     const snapshot = await this.commit(
       next,
       object.metadata.annotations?.[CHANGED_BY_ANNOTATION] ?? 'api',
