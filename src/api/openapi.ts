@@ -123,6 +123,15 @@ export function buildOpenApiDocument(version: string) {
       '/readyz': {
         get: operation({ summary: 'Readiness with the failing checks', ok: ok({ type: 'object' }) }),
       },
+      '/metrics': {
+        get: operation({
+          summary: 'Prometheus metrics (text exposition format)',
+          ok: { status: 200, schema: { type: 'string' }, type: 'text/plain' },
+        }),
+      },
+      '/api/v1/openapi.json': {
+        get: operation({ summary: 'This document', ok: ok({ type: 'object' }) }),
+      },
       '/api/v1/auth/whoami': {
         get: operation({
           summary:
