@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { access, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,9 +61,11 @@ describe('README', () => {
   it('archives entries with the archive example on a freshly started server', async () => {
     const [apiExample] = await shellBlockList('Keeping the log for years: archives');
     expect(apiExample).toContain('/api/v1/audit/archive');
-    await eventually('the first checkpoint', async () => {
+    // The example's `date` has whole seconds: the checkpoint must be older than the current second.
+    await eventually('a checkpoint older than a second', async () => {
       const res = await call(arbiter.url, 'GET', '/api/v1/audit/checkpoints', { key: KEYS.admin });
-      return res.body.checkpoints?.length > 0 ? true : undefined;
+      const times: string[] = (res.body.checkpoints ?? []).map((c: { time: string }) => c.time);
+      return times.some((time) => Date.now() - Date.parse(time) > 1_000) ? true : undefined;
     });
     const { stdout } = await runScript(apiExample!, arbiter.port, workDir);
     const result = JSON.parse(stdout);
@@ -89,5 +91,27 @@ describe('README', () => {
     expect(stdout).toContain('"revoked":1');
     expect(stdout).toContain('"chain_verified":true');
     expect(stderr).toMatch(/verified: \d+ entries/);
+  });
+
+  it("ignores (.gitignore) every file the README's commands write into the checkout", async () => {
+    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const spans = [...readme.replace(/```[a-z]*\n[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)].map(
+      (m) => m[1]!,
+    );
+    const code = [...blocks, ...spans].join('\n');
+    // Where commands write: --out, --state, --data-dir and --junit arguments, and redirections.
+    const targets = [
+      ...code.matchAll(/(?:--out|--state|--data-dir|--junit)[ =]([^\s"'`]+)|(?:^|\s)>\s*([^\s&|;)`'"]+)/gm),
+    ]
+      .map((m) => (m[1] ?? m[2])!)
+      // File names, not placeholders (FILE), numbers (`amount > 1000`) or absolute paths.
+      .filter((name) => /^[A-Za-z0-9._-]+\/?$/.test(name) && /[./]/.test(name) && /[a-z]/.test(name));
+    expect(targets).toEqual(expect.arrayContaining(['audit.jsonl', 'audit-signing.key', 'archives/']));
+    const notIgnored = [...new Set(targets)].filter((name) => {
+      const path = /\.(key|json|jsonl|xml|tlog-proof)$/.test(name) || name.endsWith('/') ? name : `${name}/`;
+      return spawnSync('git', ['check-ignore', '--no-index', '-q', path], { cwd: REPO }).status !== 0;
+    });
+    expect(notIgnored).toEqual([]);
   });
 });
