@@ -184,6 +184,7 @@ spec:
     const again = await asAgent('delete', 'configmap', 'app-settings');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('needs review (ESCALATE)');
+    expect(again.stderr).toContain(`the approval of decision ${id} was already used`);
     expect(decisionIdIn(again.stderr)).not.toBe(id);
   });
 
