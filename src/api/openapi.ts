@@ -329,7 +329,7 @@ export function buildOpenApiDocument(version: string) {
       '/api/v1/audit/archive': {
         post: operation({
           summary:
-            'Archive the entries up to the newest checkpoint before a time to a file in the archive folder, verify it, then remove them from the log',
+            'Archive the entries up to the newest checkpoint before a time (and before the oldest decision waiting for review) to a file in the archive folder, verify it, carry the audited configuration past the cut, then remove them from the log',
           scope: 'admin',
           body: archiveBodySchema,
           ok: ok({
@@ -349,6 +349,12 @@ export function buildOpenApiDocument(version: string) {
               },
               retained: retainedSchema,
               message: { type: 'string' },
+              kept: {
+                type: 'object',
+                description:
+                  'The entry still in use (the oldest decision waiting for review) that stopped the cut before the newest due checkpoint',
+                properties: { seq: { type: 'integer' }, reason: { type: 'string' } },
+              },
             },
           }),
         }),

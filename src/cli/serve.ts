@@ -12,6 +12,7 @@ import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
 import { MemoryOneTimeUses, RedisOneTimeUses } from '../one-time-uses/index.js';
 import { DEFAULT_KEY_PREFIX } from '../audit/redis/redis-keys.js';
 import { LocalClaims, RedisClaims } from '../redis/replica-claims.js';
+import { governanceKeepers } from '../governance/archive-keepers.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
@@ -278,7 +279,11 @@ async function startOnServer(
     logger,
     index,
     audit,
-    archiver: new AuditArchiver(audit, options.auditArchiveDir),
+    archiver: new AuditArchiver(
+      audit,
+      options.auditArchiveDir,
+      governanceKeepers(audit, clock, options.pendingTtlSeconds),
+    ),
     decisions,
     pending,
     config: config.writer,
