@@ -11,8 +11,9 @@ import { AuditUnavailableError } from '../model/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { readFile } from 'node:fs/promises';
 import type { CheckpointEvents, CheckpointSigning } from '../audit/checkpoint-signer.js';
-import { isValidKeyName, parseSigningKey, SIGNATURE_TYPE } from '../audit/note/note-keys.js';
+import { isValidKeyName, parseSigningKey } from '../audit/note/note-keys.js';
 import { HttpWitness } from '../audit/witnessing/http-witness.js';
+import { UsageError } from './command-line.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { ArbiterError } from '../model/index.js';
 
@@ -94,15 +95,15 @@ async function readSigning(
 async function readWitness({ url, vkey }: { url: string; vkey: string }): Promise<HttpWitness> {
   let key;
   try {
-    key = await verifierKeyArg(vkey);
+    key = await verifierKeyArg(vkey, { flag: '--witness-vkey', role: 'witness' });
   } catch (err) {
+    if (err instanceof UsageError) {
+      throw new ArbiterError(
+        'INVALID_REQUEST',
+        `${err.message} (make one with arbiter audit keygen --witness)`,
+      );
+    }
     throw new ArbiterError('INVALID_REQUEST', `--witness-vkey ${vkey}: ${(err as Error).message}`);
-  }
-  if (key.type !== SIGNATURE_TYPE.cosignatureV1) {
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--witness-vkey ${key.name}: not a witness key (make one with arbiter audit keygen --witness)`,
-    );
   }
   return new HttpWitness({ url, key });
 }
