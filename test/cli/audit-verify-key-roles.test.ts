@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, Checkpoint } from '../../src/audit/audit-log.js';
 import { cosignedNote } from '../../src/audit/checkpoint-shape.js';
@@ -9,9 +8,8 @@ import { event } from '../../src/audit/file/test-fixtures.js';
 import { parseSigningKey, parseVerifierKey } from '../../src/audit/note/note-keys.js';
 import { formatTlogProof } from '../../src/audit/note/tlog-proof.js';
 import { HttpWitness } from '../../src/audit/witnessing/http-witness.js';
-import { startWitnessServer } from '../../src/witness/witness-server.js';
-import { WitnessState } from '../../src/witness/witness-state.js';
 import { CLI } from '../support/arbiter-process.js';
+import { keygenWitness, type KeygenWitness } from '../support/keygen-witness.js';
 import { type CliResult, runArbiter, useFixtureDir } from './support/cli-run.js';
 
 /** The CLI, killed after `ms` (a witness that starts would serve until stopped). */
@@ -38,42 +36,16 @@ describe('arbiter audit verify*: a log key verifies log signatures, a witness ke
   const fixtures = useFixtureDir('arbiter-verify-key-roles-');
   let logVkey: string;
   let witnessVkey: string;
-  let witnessServer: Server;
+  let keys: KeygenWitness;
   let signed: (Checkpoint & { note: string })[];
   let entry: string;
   let proof: string;
 
-  async function keygen(name: string, file: string, witness = false) {
-    const made = await runArbiter([
-      'audit',
-      'keygen',
-      ...(witness ? ['--witness'] : []),
-      '--origin',
-      name,
-      '--out',
-      fixtures.path(file),
-    ]);
-    expect(made.code, made.stderr).toBe(0);
-    return made.stdout.trim();
-  }
-
   beforeAll(async () => {
-    [logVkey, witnessVkey] = await Promise.all([
-      keygen(ORIGIN, 'log.key'),
-      keygen(WITNESS, 'witness.key', true),
-    ]);
-    const started = await startWitnessServer(
-      {
-        key: parseSigningKey(await readFile(fixtures.path('witness.key'), 'utf8')),
-        logKeys: new Map([[ORIGIN, [parseVerifierKey(logVkey)]]]),
-        state: await WitnessState.open(fixtures.path('witness-state.json')),
-      },
-      0,
-      '127.0.0.1',
-    );
-    witnessServer = started.server;
+    keys = await keygenWitness(fixtures.path(''), ORIGIN, WITNESS);
+    ({ logVkey, witnessVkey } = keys);
     const witness = new HttpWitness({
-      url: `http://127.0.0.1:${started.port}`,
+      url: keys.witnessUrl,
       key: parseVerifierKey(witnessVkey),
     });
     const log = await FileAuditLog.open({
@@ -81,7 +53,7 @@ describe('arbiter audit verify*: a log key verifies log signatures, a witness ke
       checkpointEvery: { entries: 5, seconds: 3600 },
       retainCheckpoints: 10,
       signing: {
-        key: parseSigningKey(await readFile(fixtures.path('log.key'), 'utf8')),
+        key: parseSigningKey(await readFile(keys.logKeyFile, 'utf8')),
         origin: ORIGIN,
         witnesses: [witness],
       },
@@ -119,7 +91,7 @@ describe('arbiter audit verify*: a log key verifies log signatures, a witness ke
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => witnessServer?.close(resolve));
+    await keys?.close();
   });
 
   const verifyProof = (...flags: string[]) =>
@@ -212,7 +184,7 @@ describe('arbiter audit verify*: a log key verifies log signatures, a witness ke
       '--log-vkey',
       witnessVkey,
       '--key',
-      fixtures.path('witness.key'),
+      keys.witnessKeyFile,
       '--state',
       fixtures.path('other-state.json'),
       '--port',
