@@ -11,6 +11,7 @@ import { AuditUnavailableError } from '../model/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { readFile } from 'node:fs/promises';
 import type { CheckpointEvents, CheckpointSigning } from '../audit/checkpoint-signer.js';
+import { ROLE_KEY, roleOf } from '../audit/note/key-role.js';
 import { isValidKeyName, parseSigningKey } from '../audit/note/note-keys.js';
 import { HttpWitness } from '../audit/witnessing/http-witness.js';
 import { UsageError } from './command-line.js';
@@ -81,6 +82,12 @@ async function readSigning(
     throw new ArbiterError(
       'INVALID_REQUEST',
       `--audit-signing-key: ${options.keyFile}: ${(err as Error).message}`,
+    );
+  }
+  if (roleOf(key) !== 'log') {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--audit-signing-key: ${options.keyFile} holds ${key.name}, ${ROLE_KEY.witness}: a log signs its checkpoints with a log key (arbiter audit keygen without --witness)`,
     );
   }
   const origin = options.origin ?? key.name;
