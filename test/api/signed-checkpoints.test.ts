@@ -88,6 +88,10 @@ describe('arbiter serve --audit-signing-key (embedded mode)', () => {
         return Number(/^arbiter_audit_checkpoint_signing_refusals_total (\d+)$/m.exec(metrics)?.[1] ?? 0);
       };
       await expect.poll(refusals, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      // A refusal is no outage: the unavailability counter, exported beside it, stays 0.
+      expect(String((await call(second.url, 'GET', '/metrics')).body)).toMatch(
+        /^arbiter_audit_checkpoint_signing_unavailable_total 0$/m,
+      );
       expect(
         second.logs.some((line) =>
           line.includes('audit checkpoint NOT signed: the tree does not extend the last signed checkpoint'),
