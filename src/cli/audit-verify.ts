@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import type { Checkpoint } from '../audit/audit-log.js';
 import { isCheckpoint } from '../audit/checkpoint-shape.js';
 import { type LineVerifyReport, verifyExportStream } from '../audit/export-verify.js';
+import { UsageError, usageFailure } from './command-line.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { SignedRootChecker, type SignedRootReport } from '../audit/signed-root-check.js';
 
@@ -14,8 +15,9 @@ Verifies an audit export (JSON Lines, as GET /api/v1/audit/export writes it) off
 every entry's hash, the links between entries, gap-free seq, and, with --checkpoint,
 that the chain passes through the checkpointed hashes (a checkpoints.json of the data
 directory, a ConfigMap's data, or one checkpoint object). With --vkey (the log's verifier
-key, or a file holding it), each signed checkpoint's signature is checked and the Merkle
-root of the export is recomputed at its size (an export from seq 1).
+key, type 0x01, or a file holding it; not a witness's), each signed checkpoint's signature
+is checked and the Merkle root of the export is recomputed at its size (an export from
+seq 1).
 Several FILEs are one chain in their order (an archive, then the next archive or the
 retained log): each must continue the one before, entry to entry.
 Exit status: 0 verified, 1 broken, 2 usage error.
@@ -57,7 +59,13 @@ export async function runAuditVerify(argv: string[]): Promise<number> {
   const checkpoints = values.checkpoint
     ? checkpointsOf(JSON.parse(await readFile(values.checkpoint, 'utf8')))
     : [];
-  const roots = await rootChecker(values.vkey, checkpoints);
+  let roots;
+  try {
+    roots = await rootChecker(values.vkey, checkpoints);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('audit verify', err);
+    throw err;
+  }
   const files = new FileLines(positionals);
   const report = await verifyExportStream(
     teeLines(files.lines(), (line) => roots?.pushLine(line)),
@@ -114,7 +122,7 @@ async function rootChecker(
 ): Promise<SignedRootChecker | undefined> {
   if (vkey === undefined) return undefined;
   return new SignedRootChecker(
-    await verifierKeyArg(vkey),
+    await verifierKeyArg(vkey, { flag: '--vkey', role: 'log' }),
     checkpoints.flatMap((c) => (c.note ? [c.note] : [])),
   );
 }

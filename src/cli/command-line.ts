@@ -3,6 +3,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 /** A wrong command line: the command prints it with its help, and exits 2. */
 export class UsageError extends Error {}
 
+/** A UsageError as one line, `arbiter NAME: message`, for commands that print no help with it: exit 2. */
+export function usageFailure(name: string, err: UsageError): 2 {
+  process.stderr.write(`arbiter ${name}: ${err.message}\n`);
+  return 2;
+}
+
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** node:util's parseArgs, positionals allowed, with its complaints as UsageErrors. */

@@ -118,6 +118,7 @@ async function startOnServer(
   const audit = instrumentAuditLog(
     await openAuditBackend(options, logger, () => isLeader(), startup.setState, {
       signingRefused: () => metrics.checkpointSigningRefusals.inc(),
+      signingUnavailable: () => metrics.checkpointSigningUnavailable.inc(),
       rolledBack: (rollback) => {
         metrics.auditRollbackDetected.set(1);
         lastRollback = rollback;
