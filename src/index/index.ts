@@ -22,7 +22,7 @@ export {
   type ParameterValidator,
   type SchemaCompileResult,
 } from './compile-parameter-schema.js';
-export { CONDITION_VARIABLES } from './condition-identifiers.js';
+export { CONDITION_VARIABLES } from './condition-variables.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
 export { specFingerprint } from './fingerprint.js';
