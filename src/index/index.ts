@@ -25,6 +25,7 @@ export {
 export { CONDITION_VARIABLES } from './condition-variables.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
+export { writeStatus } from './write-status.js';
 export { specFingerprint } from './fingerprint.js';
 export {
   maskSensitive,
