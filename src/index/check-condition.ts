@@ -264,11 +264,11 @@ class Checker {
   private comprehension(expr: Expr, loop: ExprOf<'comprehensionExpr'>): ConditionType {
     const range = this.check(loop.iterRange!);
     const accumulator = this.check(loop.accuInit!);
-    const [first, second] = iterationTypes(expr, range);
-    const scope = new Map<string, ConditionType>([[loop.accuVar, accumulator]]);
-    // One variable takes a list's elements or a map's keys; two the index and element, or key and value.
-    if (loop.iterVar2 === '') scope.set(loop.iterVar, range.kind === 'list' ? second : first);
-    else scope.set(loop.iterVar, first).set(loop.iterVar2, second);
+    // The parser's macros bind one variable (iterVar2 stays ''): a list's elements or a map's keys.
+    const scope = new Map<string, ConditionType>([
+      [loop.accuVar, accumulator],
+      [loop.iterVar, iterationType(expr, range)],
+    ]);
     this.scopes.push(scope);
     try {
       this.check(loop.loopCondition!);
@@ -344,17 +344,17 @@ function isMember(value: ConditionType, container: ConditionType): boolean {
 }
 
 /** The types of a comprehension's two variables: index and element of a list, key and value of a map. */
-function iterationTypes(expr: Expr, range: ConditionType): [ConditionType, ConditionType] {
+function iterationType(expr: Expr, range: ConditionType): ConditionType {
   switch (range.kind) {
     case 'dyn':
     case 'union':
-      return [DYN, DYN];
+      return DYN;
     case 'list':
-      return [INT, range.element];
+      return range.element;
     case 'map':
-      return [range.key, range.value];
+      return range.key;
     case 'record':
-      return [STRING, unionOf([...range.fields.values(), ...(range.others ? [range.others] : [])])];
+      return STRING;
     default:
       throw new CheckError(`a macro can iterate over a list or a map, not over ${describeType(range)}`, expr);
   }
