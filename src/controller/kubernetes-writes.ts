@@ -3,6 +3,7 @@ import {
   previewIndex,
   refuseCapabilityInUse,
   validateConfigObject,
+  writeStatus,
   type IndexSnapshot,
 } from '../index/index.js';
 import {
@@ -178,7 +179,8 @@ export class KubernetesWrites implements ConfigWriter {
 
   /** Refuses what the index would mark unusable, with its reason (as embedded mode does). */
   private refuseRejected(candidate: ConfigObject): void {
-    const status = previewIndex(this.snapshot(), candidate).status(candidate.kind, candidate.metadata.name);
+    const current = this.snapshot();
+    const status = writeStatus(current, previewIndex(current, candidate), candidate);
     if (status && isRejected(status))
       throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
   }

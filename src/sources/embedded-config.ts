@@ -4,6 +4,7 @@ import {
   buildIndex,
   isRejected,
   refuseCapabilityInUse,
+  writeStatus,
   type IndexSnapshot,
   type IndexStore,
 } from '../index/index.js';
@@ -213,9 +214,10 @@ export class EmbeddedConfig implements ConfigWriter {
     caller: string,
     written?: ConfigObject,
   ): Promise<IndexSnapshot> {
-    const trial = buildIndex(this.combinedWith(nextApiObjects), { previous: this.deps.index.current() });
+    const current = this.deps.index.current();
+    const trial = buildIndex(this.combinedWith(nextApiObjects), { previous: current });
     if (written) {
-      const status = trial.status(written.kind, written.metadata.name);
+      const status = writeStatus(current, trial, written);
       if (status && isRejected(status)) {
         throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
       }

@@ -169,6 +169,64 @@ describe('policies', () => {
     expect((await api('GET', '/policies/broken')).status).toBe(404);
   });
 
+  it("refuses a condition that does not type-check against the capability's parameter schema", async () => {
+    // database.query's schema (examples/manifests) says query is a string.
+    const asBool = await api('POST', '/policies', {
+      name: 'query-as-bool',
+      rules: [{ capability: 'database.query', condition: 'parameters.query', outcome: 'DENY' }],
+    });
+    expect(asBool.status).toBe(400);
+    expect(asBool.body.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message:
+        'policy query-as-bool, rule 0 (capability database.query): the condition does not compile: ' +
+        'a condition must be a bool, but this one is a value of type string',
+    });
+    const mixed = await api('POST', '/policies', {
+      name: 'mixed',
+      rules: [{ capability: 'database.query', condition: '1 + "a" == 2', outcome: 'DENY' }],
+    });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.error.message).toContain("found no matching overload for '+' applied to (int, string)");
+    expect((await api('GET', '/policies/query-as-bool')).status).toBe(404);
+    // PUT goes through the same check, and the policy in force stays as it was.
+    await api('POST', '/policies', {
+      name: 'typed-guard',
+      rules: [
+        { capability: 'database.query', condition: "parameters.query.startsWith('drop')", outcome: 'DENY' },
+      ],
+    });
+    const put = await api('PUT', '/policies/typed-guard', {
+      rules: [{ capability: 'database.query', condition: 'parameters.query > 5', outcome: 'DENY' }],
+    });
+    expect(put.status).toBe(400);
+    expect(put.body.error.message).toContain("found no matching overload for '>' applied to (string, int)");
+    expect((await api('GET', '/policies/typed-guard')).body.rules[0].condition).toBe(
+      "parameters.query.startsWith('drop')",
+    );
+    // A capability not registered yet: parameters are not typed, and the policy waits with a warning.
+    const early = await api('POST', '/policies', {
+      name: 'early-typed',
+      rules: [{ capability: 'later.query', condition: 'parameters.query', outcome: 'DENY' }],
+    });
+    expect(early.status).toBe(201);
+    expect(early.body.status).toMatchObject({ ready: false, reason: 'UnknownCapability' });
+    // Registering it with a schema under which that condition cannot work would take the policy out of use.
+    const register = (type: string) =>
+      api('POST', '/capabilities', {
+        name: 'later.query',
+        risk_level: 'low',
+        parameter_schema: { type: 'object', properties: { query: { type } } },
+      });
+    const breaking = await register('string');
+    expect(breaking.status).toBe(400);
+    expect(breaking.body.error.message).toMatch(
+      /^spec\.parameterSchema would take policy early-typed out of use \(policy early-typed, rule 0 .*a value of type string\); change the policy first$/,
+    );
+    expect((await register('boolean')).status).toBe(201);
+    expect((await api('GET', '/policies/early-typed')).body.status).toMatchObject({ ready: true });
+  });
+
   it('PUT: 404 for an unknown policy, 409 for a manifest-owned one, 400 for a name mismatch', async () => {
     expect((await api('PUT', '/policies/nope', { rules: [] })).status).toBe(404);
     const owned = await api('PUT', '/policies/prod-writes', { rules: [] });
