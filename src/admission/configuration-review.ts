@@ -1,4 +1,10 @@
-import { isRejected, previewIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
+import {
+  isRejected,
+  previewIndex,
+  validateConfigObject,
+  writeStatus,
+  type IndexSnapshot,
+} from '../index/index.js';
 import { allow, refuse, type AdmissionRequest, type AdmissionResponse } from './admission-review.js';
 
 /**
@@ -20,7 +26,7 @@ export function reviewConfiguration(
   const checked = validateConfigObject(request.object);
   if (!checked.ok) return refuse(request.uid, 422, checked.errors.join('; '));
   const candidate = checked.object;
-  const status = previewIndex(snapshot, candidate).status(candidate.kind, candidate.metadata.name);
+  const status = writeStatus(snapshot, previewIndex(snapshot, candidate), candidate);
   if (status === undefined || status.ready) return allow(request.uid);
   if (isRejected(status)) return refuse(request.uid, 422, `${status.reason}: ${status.message}`);
   return allow(request.uid, [`${candidate.kind} ${candidate.metadata.name}: ${status.message}`]);

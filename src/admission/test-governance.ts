@@ -6,6 +6,7 @@ import { capability, grant, policy } from '../engine/test-fixtures.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { InPathDecisions } from '../governance/in-path-decisions.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
+import { MemoryOneTimeUses } from '../one-time-uses/index.js';
 import type { ActorGrantObject, PolicyObject } from '../model/index.js';
 import type { GovernanceReviewDeps } from './governance-review.js';
 
@@ -93,6 +94,7 @@ export async function governedWorld(
   const limiter = new MemoryRateLimiter();
   const settings = resolveEngineSettings();
   const clock = () => now;
+  const uses = new MemoryOneTimeUses(clock);
   const service = new DecisionService({
     index,
     audit: log,
@@ -100,6 +102,7 @@ export async function governedWorld(
     settings,
     clock,
     pendingTtlSeconds: PENDING_TTL_SECONDS,
+    uses,
   });
   const decisions = new InPathDecisions({
     index,
@@ -108,6 +111,7 @@ export async function governedWorld(
     settings,
     clock,
     recorder: service.recorder,
+    uses,
   });
   return {
     deps: { index, decisions, exemptNamespaces },

@@ -123,6 +123,15 @@ export function buildOpenApiDocument(version: string) {
       '/readyz': {
         get: operation({ summary: 'Readiness with the failing checks', ok: ok({ type: 'object' }) }),
       },
+      '/metrics': {
+        get: operation({
+          summary: 'Prometheus metrics (text exposition format)',
+          ok: { status: 200, schema: { type: 'string' }, type: 'text/plain' },
+        }),
+      },
+      '/api/v1/openapi.json': {
+        get: operation({ summary: 'This document', ok: ok({ type: 'object' }) }),
+      },
       '/api/v1/auth/whoami': {
         get: operation({
           summary:
@@ -220,6 +229,23 @@ export function buildOpenApiDocument(version: string) {
           ok: ok(capabilitySchema, 201),
         }),
       },
+      '/api/v1/capabilities/{name}': {
+        delete: operation({
+          summary:
+            'Delete a capability (every object claiming the name); 409 while a grant or policy rule names it',
+          scope: 'capabilities:manage',
+          params: ['name'],
+          ok: ok({
+            type: 'object',
+            required: ['name', 'deleted', 'objects'],
+            properties: {
+              name: { type: 'string' },
+              deleted: { const: true },
+              objects: { type: 'array', items: { type: 'string' } },
+            },
+          }),
+        }),
+      },
       '/api/v1/policies': {
         get: operation({
           summary: 'List policies',
@@ -247,6 +273,16 @@ export function buildOpenApiDocument(version: string) {
           params: ['id'],
           body: policyUpdateSchema,
           ok: ok(policySchema),
+        }),
+        delete: operation({
+          summary: 'Delete a policy',
+          scope: 'policies:manage',
+          params: ['id'],
+          ok: ok({
+            type: 'object',
+            required: ['id', 'deleted'],
+            properties: { id: { type: 'string' }, deleted: { const: true } },
+          }),
         }),
       },
       '/api/v1/actors/{id}/grants': {
@@ -293,7 +329,7 @@ export function buildOpenApiDocument(version: string) {
       '/api/v1/audit/archive': {
         post: operation({
           summary:
-            'Archive the entries up to the newest checkpoint before a time to a file in the archive folder, verify it, then remove them from the log',
+            'Archive the entries up to the newest checkpoint before a time (and before the oldest decision waiting for review) to a file in the archive folder, verify it, carry the audited configuration past the cut, then remove them from the log',
           scope: 'admin',
           body: archiveBodySchema,
           ok: ok({
@@ -313,6 +349,12 @@ export function buildOpenApiDocument(version: string) {
               },
               retained: retainedSchema,
               message: { type: 'string' },
+              kept: {
+                type: 'object',
+                description:
+                  'The entry still in use (the oldest decision waiting for review) that stopped the cut before the newest due checkpoint',
+                properties: { seq: { type: 'integer' }, reason: { type: 'string' } },
+              },
             },
           }),
         }),

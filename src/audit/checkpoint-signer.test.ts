@@ -32,15 +32,21 @@ function signedBy(signer = key, size = 3, options: { origin?: string; inputs?: B
 }
 
 function signerOver(store: MemoryNodeStore) {
-  const refusals: string[] = [];
-  const signing = { key, origin: ORIGIN, events: { signingRefused: () => refusals.push('refused') } };
-  return { signer: new CheckpointSigner(signing, new StoredAuditTree(store)), refusals };
+  const reports: string[] = [];
+  const events = {
+    signingRefused: () => reports.push('refused'),
+    signingUnavailable: () => reports.push('unavailable'),
+  };
+  return {
+    signer: new CheckpointSigner({ key, origin: ORIGIN, events }, new StoredAuditTree(store)),
+    reports,
+  };
 }
 
 describe('CheckpointSigner', () => {
-  const { signer, refusals } = signerOver(new MemoryNodeStore().append(leaves));
+  const { signer, reports } = signerOver(new MemoryNodeStore().append(leaves));
   beforeEach(() => {
-    refusals.length = 0;
+    reports.length = 0;
   });
 
   it('signs the root of the tree at the head, extending the last signed checkpoint or its own size', async () => {
@@ -52,7 +58,7 @@ describe('CheckpointSigner', () => {
       expect(signed).toMatchObject(head(8));
     }
     expect(await signer.cosign(await signer.sign(head(8), undefined), undefined, silent())).toEqual([]);
-    expect(refusals).toEqual([]);
+    expect(reports).toEqual([]);
   });
 
   it.each([
@@ -88,14 +94,14 @@ describe('CheckpointSigner', () => {
         code: 'checkpoint_refused',
         message: expect.stringMatching(reason) as unknown,
       });
-      expect(refusals).toEqual(['refused']);
+      expect(reports).toEqual(['refused']);
     },
   );
 
   it('refuses a tree that lacks a node of the proof it claims to hold', async () => {
     const lacking = new MemoryNodeStore().append(leaves);
     lacking.lose({ level: 0, index: 2 }); // in the proof from 3 to 5, not in the root of 5
-    const { signer: over, refusals: refused } = signerOver(lacking);
+    const { signer: over, reports: refused } = signerOver(lacking);
     await expect(over.sign(head(5), signedBy(key, 3))).rejects.toMatchObject({
       code: 'checkpoint_refused',
       message:
@@ -113,9 +119,19 @@ describe('CheckpointSigner', () => {
         return this.reads === 1 ? super.readNodes(nodes) : Promise.reject(outage); // the root, then the proof
       }
     })().append(leaves);
-    const { signer: over, refusals: refused } = signerOver(flaky);
+    const { signer: over, reports } = signerOver(flaky);
     await expect(over.sign(head(5), signedBy(key, 3))).rejects.toBe(outage);
-    expect(refused).toEqual([]);
+    expect(reports).toEqual(['unavailable']);
+  });
+
+  it('says unavailable when the root cannot be read, and nothing for a tree still catching up', async () => {
+    const broken = new MemoryNodeStore().append(leaves);
+    broken.failure = new Error('tree storage unreachable');
+    const { signer: over, reports: outageReports } = signerOver(broken);
+    await expect(over.sign(head(5), undefined)).rejects.toBe(broken.failure);
+    expect(outageReports).toEqual(['unavailable']);
+    await expect(signer.sign(head(9), signedBy(key, 3))).rejects.toBeInstanceOf(TreeBeyondSizeError);
+    expect(reports).toEqual([]);
   });
 });
 

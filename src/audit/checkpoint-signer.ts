@@ -26,6 +26,11 @@ type SignedCheckpoint = Checkpoint & { note: string };
 export interface CheckpointEvents {
   /** The signer would not sign: the tree does not extend the last signed checkpoint. */
   signingRefused?: () => void;
+  /**
+   * The signer could not check: the tree did not answer (Redis or the disk down). No
+   * refusal and no alarm of a rewritten log; a later checkpoint is signed once it answers.
+   */
+  signingUnavailable?: () => void;
   witnessFailed?: WitnessFailed;
 }
 
@@ -48,15 +53,22 @@ export class CheckpointSigner {
   ) {}
 
   async sign(head: Checkpoint, previous: Checkpoint | undefined): Promise<SignedCheckpoint> {
-    const root = await this.tree.root(head.seq);
-    if (previous?.note !== undefined) {
-      await this.checkExtends(previous.note, head.seq, root).catch((err: unknown) => {
-        if (err instanceof CheckpointRefusedError) this.signing.events?.signingRefused?.();
-        throw err;
-      });
+    let root;
+    try {
+      root = await this.tree.root(head.seq);
+      if (previous?.note !== undefined) await this.checkExtends(previous.note, head.seq, root);
+    } catch (err) {
+      this.report(err);
+      throw err;
     }
     const text = formatCheckpoint({ origin: this.signing.origin, size: head.seq, root });
     return { ...head, note: signNote(text, [this.signing.key]) };
+  }
+
+  /** Tells the refusals and the outages apart; a tree still catching up is neither. */
+  private report(err: unknown): void {
+    if (err instanceof CheckpointRefusedError) this.signing.events?.signingRefused?.();
+    else if (!(err instanceof TreeBeyondSizeError)) this.signing.events?.signingUnavailable?.();
   }
 
   /** The witnesses' cosignature lines of a signed checkpoint (none when none cosigned). */

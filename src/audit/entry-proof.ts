@@ -2,6 +2,7 @@ import type { AuditEntry } from './audit-log.js';
 import { entryLeafHash } from './chain.js';
 import { ProofError, verifyInclusion } from './merkle/verify-inclusion.js';
 import { type CheckpointBody, parseCheckpoint } from './note/checkpoint-note.js';
+import { keyFor } from './note/key-role.js';
 import { type NoteVerifierKey, sameKey } from './note/note-keys.js';
 import { openNote } from './note/signed-note.js';
 import type { TlogProof } from './note/tlog-proof.js';
@@ -26,13 +27,15 @@ export interface EntryProofResult {
  * The offline check of one audit entry (`arbiter audit verify-proof`): the checkpoint's
  * signature by the log's key, a quorum of witness cosignatures when asked, the leaf
  * recomputed from the entry itself (RFC 8785 JSON without `hash`), its index from its
- * seq, and the inclusion path up to the signed root. Any failure throws with the reason.
+ * seq, and the inclusion path up to the signed root. Any failure throws with the reason;
+ * a witness key given as the log key, or the log key as a witness's, is refused first.
  */
 export function verifyEntryProof(check: EntryProofCheck): EntryProofResult {
-  const witnessKeys = check.witnesses?.keys ?? [];
-  const opened = openNote(check.proof.checkpoint, [check.logKey, ...witnessKeys]);
-  if (!opened.verified.some((s) => sameKey(s, check.logKey))) {
-    throw new ProofError(`the checkpoint is not signed by the log key ${check.logKey.name}`);
+  const logKey = keyFor('log', check.logKey);
+  const witnessKeys = (check.witnesses?.keys ?? []).map((key) => keyFor('witness', key));
+  const opened = openNote(check.proof.checkpoint, [logKey, ...witnessKeys]);
+  if (!opened.verified.some((s) => sameKey(s, logKey))) {
+    throw new ProofError(`the checkpoint is not signed by the log key ${logKey.name}`);
   }
   const cosignedBy = opened.verified.filter((s) => witnessKeys.some((k) => sameKey(k, s))).map((s) => s.name);
   const quorum = check.witnesses?.quorum ?? 0;

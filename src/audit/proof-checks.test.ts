@@ -220,3 +220,51 @@ describe('SignedRootChecker: an export against the signed roots it covers', () =
     });
   });
 });
+
+describe('the log key and witness keys each verify only what they vouch for', () => {
+  // A checkpoint the log signed and the witness cosigned: each key verifies its own line.
+  const cosigned = (size: number) => checkpointNote(size, [logKey], { cosigned: true });
+  const asWitness = {
+    code: 'key_role',
+    message: 'witness.test is a witness key (type 0x04), not a log key (type 0x01)',
+  };
+  const asLog = {
+    code: 'key_role',
+    message: `${ORIGIN} is a log key (type 0x01), not a witness key (type 0x04)`,
+  };
+
+  it('verifyEntryProof: a witness key as the log key, or the log key as a witness, is refused', () => {
+    const check = { entry: entries[3]!, proof: proofOf(3, 13, cosigned(13)) };
+    expect(() => verifyEntryProof({ ...check, logKey: verifierOf(witness) })).toThrow(
+      expect.objectContaining(asWitness),
+    );
+    expect(() =>
+      verifyEntryProof({
+        ...check,
+        logKey: verifierOf(logKey),
+        witnesses: { keys: [verifierOf(logKey)], quorum: 1 },
+      }),
+    ).toThrow(expect.objectContaining(asLog));
+    expect(
+      verifyEntryProof({
+        ...check,
+        logKey: verifierOf(logKey),
+        witnesses: { keys: [verifierOf(witness)], quorum: 1 },
+      }).cosignedBy,
+    ).toEqual(['witness.test']);
+  });
+
+  it('verifyCheckpointConsistency and SignedRootChecker refuse a witness key', () => {
+    expect(() =>
+      verifyCheckpointConsistency(
+        verifierOf(witness),
+        cosigned(5),
+        cosigned(13),
+        naiveConsistency(5, inputs),
+      ),
+    ).toThrow(expect.objectContaining(asWitness));
+    expect(() => new SignedRootChecker(verifierOf(witness), [cosigned(13)])).toThrow(
+      expect.objectContaining(asWitness),
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { entryLeafHash } from './chain.js';
 import { parseEntryLine } from './entry-shape.js';
 import { appendLeaf, EMPTY_FRONTIER, frontierRoot, type TreeFrontier } from './merkle/tree-frontier.js';
 import { type CheckpointBody, parseCheckpoint } from './note/checkpoint-note.js';
+import { keyFor } from './note/key-role.js';
 import type { NoteVerifierKey } from './note/note-keys.js';
 import { openNote } from './note/signed-note.js';
 
@@ -16,7 +17,8 @@ export interface SignedRootReport {
  * Recomputes the Merkle root of an export at the size of every signed checkpoint it
  * covers (`arbiter audit verify FILE --vkey`), after checking each checkpoint's
  * signature: a history rewritten along with its chain hashes still fails here, since
- * nobody without the key can sign its roots. Needs the export from seq 1 onwards.
+ * nobody without the key can sign its roots. Needs the export from seq 1 onwards. The key
+ * must be the log's: a witness key is refused before any note is read.
  */
 export class SignedRootChecker {
   private frontier: TreeFrontier = EMPTY_FRONTIER;
@@ -26,9 +28,10 @@ export class SignedRootChecker {
   private stopped = false;
 
   constructor(logKey: NoteVerifierKey, notes: readonly string[]) {
+    const keys = [keyFor('log', logKey)];
     for (const note of notes) {
       try {
-        this.pending.push(parseCheckpoint(openNote(note, [logKey]).text));
+        this.pending.push(parseCheckpoint(openNote(note, keys).text));
       } catch (err) {
         this.broken ??= {
           size: 0,

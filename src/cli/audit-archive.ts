@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { ARCHIVE_STEPS, type ArchiveStep, archiveAuditLog } from '../audit/archiving/audit-archiver.js';
 import { archiveFileName } from '../audit/archiving/audit-archiver-service.js';
+import { governanceKeepers } from '../governance/archive-keepers.js';
 import { openAuditBackend } from './audit-backend.js';
 import { parseCommandLine, requireFlags, runCommand, UsageError } from './command-line.js';
 import { parseServeOptions, type ServeOptions } from './serve-options.js';
@@ -13,6 +14,10 @@ Archives the oldest audit entries: those up to the newest checkpoint taken befor
 are written to FILE (JSON Lines, as GET /api/v1/audit/export writes them), the file is
 verified, and only then are they removed from the log, which keeps verifying from that
 checkpoint on. With DIR/ (an existing folder) the file is named after its seq range.
+A decision still waiting for review is never archived: the cut stops before the oldest
+(it stays reviewable and expires as usual). The configuration the archived entries
+recorded is carried past the cut first (config.snapshot entries), so a restart does
+not record unchanged objects again.
 Killed at any point, nothing is lost: run it again with the same TIME to finish.
 Verify archives offline with: arbiter audit verify ARCHIVE... [RETAINED_EXPORT]
 
@@ -24,11 +29,20 @@ The log is the one arbiter serve uses with the same storage options:
                            with --redis in a cluster: the checkpoints' ConfigMap
   --lease-namespace NS, --checkpoint-configmap NAME
                            where that ConfigMap is (as for arbiter serve)
+  --pending-ttl SECONDS    the server's, if above 604800: how old a waiting decision may be
 
 Exit status: 0 archived (or nothing due), 1 failed, 2 usage error.
 `;
 
-const STORAGE_FLAGS = ['data-dir', 'redis', 'kubeconfig', 'lease-namespace', 'checkpoint-configmap'] as const;
+/** Flags that mean what they mean to arbiter serve. */
+const SERVE_FLAGS = [
+  'data-dir',
+  'redis',
+  'kubeconfig',
+  'lease-namespace',
+  'checkpoint-configmap',
+  'pending-ttl',
+] as const;
 
 interface ArchiveArgs {
   before: Date;
@@ -51,6 +65,7 @@ function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs |
       kubeconfig: { type: 'string' },
       'lease-namespace': { type: 'string' },
       'checkpoint-configmap': { type: 'string' },
+      'pending-ttl': { type: 'string' },
     },
     'none',
   );
@@ -61,12 +76,12 @@ function parseArchiveArgs(argv: string[], env: NodeJS.ProcessEnv): ArchiveArgs |
   requireFlags(values, ['out']);
   if (crashAfter !== undefined && !ARCHIVE_STEPS.includes(crashAfter))
     throw new UsageError(`ARBITER_ARCHIVE_CRASH_AFTER must be one of ${ARCHIVE_STEPS.join(', ')}`);
-  const storage = STORAGE_FLAGS.flatMap((flag) =>
+  const passed = SERVE_FLAGS.flatMap((flag) =>
     values[flag] === undefined ? [] : [`--${flag}`, values[flag]],
   );
-  // The storage flags mean what they mean to arbiter serve, defaults included.
+  // Parsed by arbiter serve's own parser: the same meaning, the same defaults.
   const serveOptions = parseServeOptions(
-    ['--api-keys', '-', ...storage, ...(values.kubernetes ? ['--kubernetes'] : [])],
+    ['--api-keys', '-', ...passed, ...(values.kubernetes ? ['--kubernetes'] : [])],
     env,
   ) as ServeOptions; // not 'help': no --help among them
   return { before, out: values.out, serveOptions, crashAfter };
@@ -97,6 +112,7 @@ async function archive(
     const result = await archiveAuditLog(log, {
       before,
       actor: 'arbiter audit archive',
+      keepers: governanceKeepers(log, () => new Date(), serveOptions.pendingTtlSeconds),
       path: (range) => (intoFolder ? join(out, archiveFileName(range)) : out),
       onStep: (step, archive) => {
         process.stderr.write(`${step}: ${archive.file} (seq ${archive.from_seq}..${archive.to_seq})\n`);

@@ -11,8 +11,10 @@ import { AuditUnavailableError } from '../model/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { readFile } from 'node:fs/promises';
 import type { CheckpointEvents, CheckpointSigning } from '../audit/checkpoint-signer.js';
-import { isValidKeyName, parseSigningKey, SIGNATURE_TYPE } from '../audit/note/note-keys.js';
+import { ROLE_KEY, roleOf } from '../audit/note/key-role.js';
+import { isValidKeyName, parseSigningKey } from '../audit/note/note-keys.js';
 import { HttpWitness } from '../audit/witnessing/http-witness.js';
+import { UsageError } from './command-line.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
 import { ArbiterError } from '../model/index.js';
 import { errorText } from '../model/error-text.js';
@@ -69,7 +71,7 @@ async function readSigning(
   try {
     text = await readFile(options.keyFile, 'utf8');
   } catch (err) {
-    throw new ArbiterError('INVALID_REQUEST', `--audit-signing-key: ${errorText(err)}`);
+    throw new ArbiterError('INVALID_REQUEST', `--audit-signing-key: cannot read ${errorText(err)}`);
   }
   let key;
   try {
@@ -78,6 +80,12 @@ async function readSigning(
     throw new ArbiterError(
       'INVALID_REQUEST',
       `--audit-signing-key: ${options.keyFile}: ${(err as Error).message}`,
+    );
+  }
+  if (roleOf(key) !== 'log') {
+    throw new ArbiterError(
+      'INVALID_REQUEST',
+      `--audit-signing-key: ${options.keyFile} holds ${key.name}, ${ROLE_KEY.witness}: a log signs its checkpoints with a log key (arbiter audit keygen without --witness)`,
     );
   }
   const origin = options.origin ?? key.name;
@@ -92,15 +100,15 @@ async function readSigning(
 async function readWitness({ url, vkey }: { url: string; vkey: string }): Promise<HttpWitness> {
   let key;
   try {
-    key = await verifierKeyArg(vkey);
+    key = await verifierKeyArg(vkey, { flag: '--witness-vkey', role: 'witness' });
   } catch (err) {
+    if (err instanceof UsageError) {
+      throw new ArbiterError(
+        'INVALID_REQUEST',
+        `${err.message} (make one with arbiter audit keygen --witness)`,
+      );
+    }
     throw new ArbiterError('INVALID_REQUEST', `--witness-vkey ${vkey}: ${(err as Error).message}`);
-  }
-  if (key.type !== SIGNATURE_TYPE.cosignatureV1) {
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--witness-vkey ${key.name}: not a witness key (make one with arbiter audit keygen --witness)`,
-    );
   }
   return new HttpWitness({ url, key });
 }

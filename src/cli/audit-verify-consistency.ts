@@ -10,7 +10,9 @@ Proves, offline, that the log at checkpoint NEW extends the log at checkpoint OL
 entry of OLD's tree was changed or removed. OLD and NEW are signed checkpoints (GET
 /api/v1/audit/checkpoint saved at two times); PROOF is the JSON answer of
 GET /api/v1/audit/consistency?from=OLD_SIZE&to=NEW_SIZE, or one base64 hash per line.
-Sizes and roots are taken from the signed checkpoints only.
+Sizes and roots are taken from the signed checkpoints only. VKEY is the log's verifier
+key (type 0x01), or a file holding it; a witness's key is refused: its cosignature says
+that it saw a checkpoint, not that the log signed it.
 
 Exit status: 0 consistent, 1 not (the reason on stderr), 2 usage error.
 `;
@@ -43,7 +45,7 @@ export async function runAuditVerifyConsistency(argv: string[]): Promise<number>
       readFile(values.proof, 'utf8'),
     ]);
     const result = verifyCheckpointConsistency(
-      await verifierKeyArg(values.vkey),
+      await verifierKeyArg(values.vkey, { flag: '--vkey', role: 'log' }),
       older,
       newer,
       proofHashes(proof),
@@ -53,6 +55,7 @@ export async function runAuditVerifyConsistency(argv: string[]): Promise<number>
     );
     return 0;
   } catch (err) {
+    if (err instanceof UsageError) throw err; // a key of the wrong role: main reports it
     process.stderr.write(`NOT CONSISTENT: ${errorText(err)}\n`);
     return 1;
   }

@@ -15,13 +15,20 @@ checkpoint, recomputes the entry's leaf (RFC 8785 JSON without "hash") and walks
 inclusion path to the root (RFC 6962).
 
   VKEY       the log's verifier key (name+keyhash+base64, as "arbiter audit keygen"
-             printed it), or a file holding it
+             printed it), or a file holding it: a log key (type 0x01)
   ENTRY.json the entry as GET /api/v1/audit/log returns it (one object)
   PROOF      GET /api/v1/audit/proof/SEQ?format=tlog-proof, or its JSON answer
-  --witness-vkey, --quorum   require N cosignatures by these witnesses
+  --witness-vkey, --quorum   require N cosignatures by these witnesses (witness keys,
+             type 0x04, as "arbiter audit keygen --witness" printed them)
+
+A witness's cosignature says that it saw the checkpoint, not that the log signed it: a
+witness key is refused as --vkey, and the log's key as --witness-vkey.
 
 Exit status: 0 proven, 1 not proven (the reason on stderr), 2 usage error.
 `;
+
+const LOG_KEY = { flag: '--vkey', role: 'log', otherFlag: '--witness-vkey' } as const;
+const WITNESS_KEY = { flag: '--witness-vkey', role: 'witness', otherFlag: '--vkey' } as const;
 
 /** The tlog-proof text, or the JSON answer of /audit/proof. */
 function proofOf(text: string): TlogProof {
@@ -67,9 +74,15 @@ export async function runAuditVerifyProof(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (err) {
-    process.stderr.write(`NOT PROVEN: ${errorText(err)}\n`);
-    return 1;
+    return notProven(err);
   }
+}
+
+/** A key given for the wrong role is a usage error (main reports it, exit 2); anything else was not proven (exit 1). */
+function notProven(err: unknown): number {
+  if (err instanceof UsageError) throw err;
+  process.stderr.write(`NOT PROVEN: ${errorText(err)}\n`);
+  return 1;
 }
 
 /** Verifies and says what was proven; throws the reason otherwise. */
@@ -80,8 +93,8 @@ async function prove(options: {
   witnessVkeys: string[];
   quorum: number;
 }): Promise<string> {
-  const logKey = await verifierKeyArg(options.vkey);
-  const witnesses = await Promise.all(options.witnessVkeys.map(verifierKeyArg));
+  const logKey = await verifierKeyArg(options.vkey, LOG_KEY);
+  const witnesses = await Promise.all(options.witnessVkeys.map((vkey) => verifierKeyArg(vkey, WITNESS_KEY)));
   const entry = JSON.parse(await readFile(options.entry, 'utf8')) as AuditEntry;
   const proof = proofOf(await readFile(options.proof, 'utf8'));
   const result = verifyEntryProof({

@@ -14,8 +14,9 @@ Verifies an audit export (JSON Lines, as GET /api/v1/audit/export writes it) off
 every entry's hash, the links between entries, gap-free seq, and, with --checkpoint,
 that the chain passes through the checkpointed hashes (a checkpoints.json of the data
 directory, a ConfigMap's data, or one checkpoint object). With --vkey (the log's verifier
-key, or a file holding it), each signed checkpoint's signature is checked and the Merkle
-root of the export is recomputed at its size (an export from seq 1).
+key, type 0x01, or a file holding it; not a witness's), each signed checkpoint's signature
+is checked and the Merkle root of the export is recomputed at its size (an export from
+seq 1).
 Several FILEs are one chain in their order (an archive, then the next archive or the
 retained log): each must continue the one before, entry to entry.
 Exit status: 0 verified, 1 broken, 2 usage error.
@@ -125,7 +126,7 @@ async function rootChecker(
 ): Promise<SignedRootChecker | undefined> {
   if (vkey === undefined) return undefined;
   return new SignedRootChecker(
-    await verifierKeyArg(vkey),
+    await verifierKeyArg(vkey, { flag: '--vkey', role: 'log' }),
     checkpoints.flatMap((c) => (c.note ? [c.note] : [])),
   );
 }

@@ -13,8 +13,8 @@ const HELP = `Usage: arbiter replay EXPORT.jsonl --manifests DIR [--fail-on-loos
 
 Re-decides every governance.decision of an audit export (GET /api/v1/audit/export) at its
 recorded time and risk threshold under the configuration in DIR, and prints which
-outcomes would change: the transition matrix (DENY -> ALLOW: 3 ...) with up to five
-decision ids each. Decisions whose outcome depended on a rate-limit counter or a review
+outcomes would change: the transition matrix (DENY -> ALLOW: 3 ...), most frequent first,
+with up to five decision ids each. Decisions whose outcome depended on a rate-limit counter or a review
 (a confirmation token, an approved Kubernetes request) are counted apart.
 
   --manifests DIR         the configuration to replay under (files or folders; repeatable)

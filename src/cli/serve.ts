@@ -9,8 +9,10 @@ import { startingHandler } from '../api/starting-handler.js';
 import { KeyRateLimiter } from '../auth/index.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { RedisRateLimiter } from '../rate-limit/redis-rate-limiter.js';
+import { MemoryOneTimeUses, RedisOneTimeUses } from '../one-time-uses/index.js';
 import { DEFAULT_KEY_PREFIX } from '../audit/redis/redis-keys.js';
 import { LocalClaims, RedisClaims } from '../redis/replica-claims.js';
+import { governanceKeepers } from '../governance/archive-keepers.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
@@ -116,6 +118,7 @@ async function startOnServer(
   const audit = instrumentAuditLog(
     await openAuditBackend(options, logger, () => isLeader(), startup.setState, {
       signingRefused: () => metrics.checkpointSigningRefusals.inc(),
+      signingUnavailable: () => metrics.checkpointSigningUnavailable.inc(),
       rolledBack: (rollback) => {
         metrics.auditRollbackDetected.set(1);
         lastRollback = rollback;
@@ -166,6 +169,10 @@ async function startOnServer(
     ? new RedisRateLimiter({ url: options.redis.url, timeoutMs: options.redis.appendTimeoutMs })
     : undefined;
   const limiter = redisLimiter ?? new MemoryRateLimiter();
+  // So is the one use of each approval and confirmation token.
+  const uses = options.redis
+    ? new RedisOneTimeUses({ url: options.redis.url, timeoutMs: options.redis.appendTimeoutMs })
+    : new MemoryOneTimeUses(clock);
   const settings = resolveEngineSettings({
     riskThreshold: options.riskThreshold,
     defaultOutcome: options.defaultOutcome,
@@ -178,6 +185,7 @@ async function startOnServer(
     settings,
     clock,
     pendingTtlSeconds: options.pendingTtlSeconds,
+    uses,
     onShadowDecision: (shadow) =>
       metrics.policyShadow.inc({ policy: shadow.policy, would_be: shadow.outcome }),
   });
@@ -225,6 +233,7 @@ async function startOnServer(
     settings,
     clock,
     recorder: decisions.recorder,
+    uses,
   });
   const toolProxy = options.mcp
     ? new ToolProxy(
@@ -271,7 +280,11 @@ async function startOnServer(
     logger,
     index,
     audit,
-    archiver: new AuditArchiver(audit, options.auditArchiveDir),
+    archiver: new AuditArchiver(
+      audit,
+      options.auditArchiveDir,
+      governanceKeepers(audit, clock, options.pendingTtlSeconds),
+    ),
     decisions,
     pending,
     config: config.writer,
@@ -333,6 +346,7 @@ async function startOnServer(
       await config.close();
       await audit.close();
       await redisLimiter?.close();
+      await uses.close();
       logger.info('shutdown complete: audit log flushed');
     })();
     return closing;

@@ -20,8 +20,8 @@ extends the last one this witness cosigned for that origin, which it keeps in th
 file. Run it where the cluster's admins cannot reach (another cluster or account): a
 history rewritten in the cluster is then refused here.
 
-  --log-vkey VKEY  a log's verifier key (repeatable; its name is the log's origin),
-                   or a file holding it
+  --log-vkey VKEY  a log's verifier key (type 0x01; repeatable; its name is the log's
+                   origin), or a file holding it
   --key FILE       the witness's key: arbiter audit keygen --witness --origin NAME --out FILE
   --state FILE     the last cosigned checkpoint per origin (created if missing)
   --port N         default 8090; --host default 0.0.0.0
@@ -84,7 +84,7 @@ async function readKeys(keyFile: string, logVkeys: string[]) {
   }
   const logKeys = new Map<string, NoteVerifierKey[]>();
   for (const vkey of logVkeys) {
-    const parsed = await verifierKeyArg(vkey);
+    const parsed = await verifierKeyArg(vkey, { flag: '--log-vkey', role: 'log' });
     logKeys.set(parsed.name, [...(logKeys.get(parsed.name) ?? []), parsed]);
   }
   return { key, logKeys };

@@ -250,6 +250,14 @@ export class KubernetesConfig implements ConfigWriter {
     return this.writes.revoke(...args);
   }
 
+  deletePolicy(...args: Parameters<ConfigWriter['deletePolicy']>) {
+    return this.writes.deletePolicy(...args);
+  }
+
+  deleteCapability(...args: Parameters<ConfigWriter['deleteCapability']>) {
+    return this.writes.deleteCapability(...args);
+  }
+
   /** All-or-nothing: the index only changes when the whole rebuild succeeded. */
   private rebuildIndex(): void {
     // A partial index (say, grants without the policies that restrict them) must never serve.

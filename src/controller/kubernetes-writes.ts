@@ -1,4 +1,11 @@
-import { isRejected, previewIndex, validateConfigObject, type IndexSnapshot } from '../index/index.js';
+import {
+  isRejected,
+  previewIndex,
+  refuseCapabilityInUse,
+  validateConfigObject,
+  writeStatus,
+  type IndexSnapshot,
+} from '../index/index.js';
 import {
   CHANGED_BY_ANNOTATION,
   DELETED_AT_ANNOTATION,
@@ -131,6 +138,38 @@ export class KubernetesWrites implements ConfigWriter {
     return affected.length;
   }
 
+  async deletePolicy(name: string, caller: string): Promise<void> {
+    this.snapshot();
+    await this.deleteObjects('Policy', [name], `no policy ${name}`, caller);
+  }
+
+  async deleteCapability(name: string, caller: string): Promise<string[]> {
+    const objects = this.snapshot().objects();
+    const claimants = objects
+      .filter((o) => o.kind === 'Capability' && o.spec.name === name)
+      .map((o) => o.metadata.name);
+    if (claimants.length === 0) throw new ArbiterError('NOT_FOUND', `no capability ${name}`);
+    refuseCapabilityInUse(objects, name);
+    await this.deleteObjects('Capability', claimants, `no capability ${name}`, caller);
+    return claimants;
+  }
+
+  /** Deletes the objects as the caller (see deleteAs), answering once the index no longer has them. */
+  private async deleteObjects(kind: Kind, names: string[], notFound: string, caller: string): Promise<void> {
+    for (const name of names) {
+      await this.readModifyWrite(
+        kind,
+        name,
+        (current) => {
+          if (!current) throw new ArbiterError('NOT_FOUND', notFound);
+          return 'delete';
+        },
+        caller,
+      );
+    }
+    await Promise.all(names.map((name) => this.deps.waiters.untilGone(`${kind}/${name}`)));
+  }
+
   private snapshot(): IndexSnapshot {
     const snapshot = this.deps.snapshot();
     if (!snapshot)
@@ -140,7 +179,8 @@ export class KubernetesWrites implements ConfigWriter {
 
   /** Refuses what the index would mark unusable, with its reason (as embedded mode does). */
   private refuseRejected(candidate: ConfigObject): void {
-    const status = previewIndex(this.snapshot(), candidate).status(candidate.kind, candidate.metadata.name);
+    const current = this.snapshot();
+    const status = writeStatus(current, previewIndex(current, candidate), candidate);
     if (status && isRejected(status))
       throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
   }

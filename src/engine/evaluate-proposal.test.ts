@@ -277,7 +277,7 @@ describe('policy evaluation', () => {
     ['parameters.amount > 1000', { amount: 1000 }, 'ALLOW'],
     ['parameters.amount > 1000', { amount: 1000.01 }, 'DENY'],
     ['parameters.amount == 5', { amount: 5 }, 'DENY'],
-    ['parameters.amount + 1 > 6', { amount: 6 }, 'DENY'],
+    ['parameters.count + 1 > 6', { count: 6 }, 'DENY'],
     ["parameters.path == '/etc/passwd'", { path: '/etc/passwd' }, 'DENY'],
     [
       "parameters.path.startsWith('/etc') and not (parameters.path == '/etc/hosts')",

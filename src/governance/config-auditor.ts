@@ -1,25 +1,16 @@
 import type { AuditLog } from '../audit/audit-log.js';
-import { everyEntry } from '../audit/query-pages.js';
-import { objectKey, type ConfigObject, type EventType } from '../model/index.js';
-import { configChanges, type ConfigChangeData } from './config-changes.js';
+import { objectKey, type ConfigObject } from '../model/index.js';
+import { readAuditedConfiguration } from './audited-configuration.js';
+import { configChanges } from './config-changes.js';
 
 /** Configuration events in flight at once. */
 const APPEND_WINDOW = 500;
 
-const CONFIG_EVENT_TYPES: readonly EventType[] = [
-  'capability.registered',
-  'capability.deleted',
-  'policy.created',
-  'policy.updated',
-  'policy.deleted',
-  'actor.grant.created',
-  'actor.grant.revoked',
-];
-
 /**
  * Records configuration changes in the audit log, once each: it remembers the last
- * audited state of every object, rebuilt at start by replaying the log's configuration
- * events, so a restart does not record unchanged objects again.
+ * audited state of every object, rebuilt at start from the log (its configuration events
+ * after the newest config.snapshot that archiving left), so a restart does not record
+ * unchanged objects again.
  */
 export class ConfigAuditor {
   private audited = new Map<string, ConfigObject>();
@@ -30,19 +21,7 @@ export class ConfigAuditor {
   ) {}
 
   async restore(): Promise<void> {
-    const events = [];
-    for (const eventType of CONFIG_EVENT_TYPES) {
-      for await (const entry of everyEntry(this.audit, { event_type: eventType })) events.push(entry);
-    }
-    events.sort((a, b) => a.seq - b.seq);
-    const state = new Map<string, ConfigObject>();
-    for (const entry of events) {
-      const data = entry.data as unknown as ConfigChangeData;
-      const key = `${data.kind}/${data.name}`;
-      if (data.object) state.set(key, data.object);
-      else if (data.object === null) state.delete(key);
-    }
-    this.audited = state;
+    this.audited = (await readAuditedConfiguration(this.audit)).objects;
   }
 
   /**

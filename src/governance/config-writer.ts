@@ -41,4 +41,10 @@ export interface ConfigWriter {
   ): Promise<Written<ActorGrantObject>>;
   /** Removes the capability from every grant object of the actor; resolves to how many grants went. */
   revoke(actorId: string, capability: string, caller: string): Promise<number>;
+  deletePolicy(name: string, caller: string): Promise<void>;
+  /**
+   * Deletes every object claiming the capability `name` (spec.name), refused (CONFLICT)
+   * while a grant or policy rule names it; resolves to the deleted objects' names.
+   */
+  deleteCapability(name: string, caller: string): Promise<string[]>;
 }

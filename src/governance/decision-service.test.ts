@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capability, grant, policy, proposal } from '../engine/test-fixtures.js';
+import type { FileAuditLog } from '../audit/file/file-audit-log.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
 import type { Outcome, ShadowDecision } from '../model/index.js';
 import type { DecisionService } from './decision-service.js';
@@ -17,13 +18,14 @@ let now: Date;
 let snapshot: IndexSnapshot;
 let close: () => Promise<void>;
 let service: DecisionService;
+let log: FileAuditLog;
 const write = (context?: Parameters<typeof proposal>[3]) =>
   proposal('files.write', { path: '/a' }, {}, context);
 
 beforeEach(async () => {
   now = new Date('2026-11-23T12:00:00Z');
   snapshot = worldDeciding('ESCALATE');
-  ({ service, close } = await serviceOnTempLog(
+  ({ service, close, log } = await serviceOnTempLog(
     () => snapshot,
     () => now,
   ));
@@ -274,9 +276,23 @@ describe('DecisionService: confirmation tokens', () => {
       'ALLOW',
       expect.objectContaining({
         code: 'CONFLICT',
-        message: 'this confirmation token is being used by another request',
+        message: 'context.confirmation_token was already used',
       }),
     ]);
+  });
+
+  it('stays usable when its use cannot be recorded: that proposal fails closed', async () => {
+    const issued = await token();
+    const append = log.append.bind(log);
+    log.append = (event) =>
+      event.data.action === 'confirmation_used'
+        ? Promise.reject(new Error('audit log unavailable'))
+        : append(event);
+    await expect(service.propose(write({ confirmation_token: issued }), 'key')).rejects.toThrow(
+      'audit log unavailable',
+    );
+    log.append = append;
+    expect((await service.propose(write({ confirmation_token: issued }), 'key')).outcome).toBe('ALLOW');
   });
 
   it.each(['DENY', 'ESCALATE'] as const)(

@@ -8,6 +8,7 @@ import {
   type RateLimiter,
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
+import type { OneTimeUses } from '../one-time-uses/index.js';
 import {
   ArbiterError,
   type Decision,
@@ -16,6 +17,7 @@ import {
   randomUuid,
   type ShadowDecision,
 } from '../model/index.js';
+import { useApproval } from './approval-use.js';
 import { foldDecision, type DecisionRecord, type ExecutionData, type ReviewData } from './decision-record.js';
 import { DecisionRecorder } from './decision-recorder.js';
 import type { ParameterMasker } from './parameter-masker.js';
@@ -33,6 +35,8 @@ export interface DecisionServiceDeps {
   onShadowDecision?: (shadow: ShadowDecision) => void;
   /** Masks sensitive parameters in what is recorded. */
   masker?: ParameterMasker;
+  /** Where a confirmation token's one use is claimed, shared by the replicas. */
+  uses: OneTimeUses;
 }
 
 export interface ReviewResult {
@@ -61,8 +65,6 @@ const EXPIRY_REVIEWER = 'arbiter';
 export class DecisionService {
   /** Writes decisions and reviews; the admission webhook's decisions share it. */
   readonly recorder: DecisionRecorder;
-  /** Tokens being redeemed in this process, so two concurrent proposals cannot both use one. */
-  private readonly redeeming = new Set<string>();
 
   constructor(private readonly deps: DecisionServiceDeps) {
     this.recorder = new DecisionRecorder({
@@ -84,16 +86,9 @@ export class DecisionService {
     let decided = completeDecision(preliminary, admitted);
     const token = proposal.context?.confirmation_token;
     if (token === undefined) return this.recorder.record(proposal, decided, principal, now);
-    if (this.redeeming.has(token))
-      throw new ArbiterError('CONFLICT', 'this confirmation token is being used by another request');
-    this.redeeming.add(token);
-    try {
-      const confirmed = await this.redeem(token, proposal, decided, principal, now);
-      decided = confirmed?.decided ?? decided;
-      return await this.recorder.record(proposal, decided, principal, now, { confirmationOf: confirmed?.of });
-    } finally {
-      this.redeeming.delete(token);
-    }
+    const confirmed = await this.redeem(token, proposal, decided, principal, now);
+    decided = confirmed?.decided ?? decided;
+    return this.recorder.record(proposal, decided, principal, now, { confirmationOf: confirmed?.of });
   }
 
   async get(decisionId: string): Promise<DecisionRecord> {
@@ -196,13 +191,15 @@ export class DecisionService {
     // Only the approval that issued the token carries its hash.
     const approval = record?.reviews.find((r) => r.data.token_sha256 === sha256(token));
     if (!record || !approval) throw invalid;
-    if (record.reviews.some((r) => r.data.action === 'confirmation_used')) {
-      throw new ArbiterError('CONFLICT', 'context.confirmation_token was already used');
-    }
+    const used = new ArbiterError('CONFLICT', 'context.confirmation_token was already used');
+    if (record.reviews.some((r) => r.data.action === 'confirmation_used')) throw used;
     // The record holds the proposal masked: compare it with this one masked alike.
     if (fingerprint(record.data.request) !== fingerprint(this.recorder.recorded(proposal))) throw invalid;
     if (decided.outcome !== 'REQUIRE_CONFIRMATION') return undefined;
-    await this.recorder.appendReview(record, { action: 'confirmation_used', reviewer: principal });
+    // Another request, on this replica or another, may have read the record unused as well.
+    const recordUse = () =>
+      this.recorder.appendReview(record, { action: 'confirmation_used', reviewer: principal });
+    if (!(await useApproval(this.deps.uses, record, now, recordUse))) throw used;
     const reason = `confirmed by ${approval.data.reviewer} (decision ${decisionId}); ${decided.reason}`;
     return { of: decisionId, decided: { ...decided, outcome: 'ALLOW' as const, reason } };
   }

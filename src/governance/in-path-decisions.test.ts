@@ -8,6 +8,7 @@ import { openLog, tempDir } from '../audit/file/test-fixtures.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import { capability, grant, policy } from '../engine/test-fixtures.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
+import { MemoryOneTimeUses } from '../one-time-uses/index.js';
 import type { ActorGrantObject, GrantConstraints, Outcome } from '../model/index.js';
 import { DecisionService } from './decision-service.js';
 import { InPathDecisions, kubernetesInPathRequest } from './in-path-decisions.js';
@@ -57,7 +58,8 @@ function setUp(snapshot: IndexSnapshot = WORLD, audit: AuditLog = log) {
   const limiter = new MemoryRateLimiter();
   const settings = resolveEngineSettings();
   const clock = () => now;
-  service = new DecisionService({ index, audit, limiter, settings, clock, pendingTtlSeconds: 600 });
+  const uses = new MemoryOneTimeUses(clock);
+  service = new DecisionService({ index, audit, limiter, settings, clock, pendingTtlSeconds: 600, uses });
   decisions = new InPathDecisions({
     index,
     audit,
@@ -65,6 +67,7 @@ function setUp(snapshot: IndexSnapshot = WORLD, audit: AuditLog = log) {
     settings,
     clock,
     recorder: service.recorder,
+    uses,
   });
 }
 
@@ -217,8 +220,27 @@ describe('InPathDecisions, for Kubernetes API requests', () => {
       decide(deleteRequest({ uid: 'retry-2' })),
     ]);
     expect(retries.map((v) => v.outcome).sort()).toEqual(['ALLOW', 'ESCALATE']);
+    const refused = retries.find((v) => v.outcome === 'ESCALATE')!;
+    expect(refused.reason).toMatch(
+      new RegExp(`^the approval of decision ${first.decisionId} was already used; `),
+    );
     const record = await service.get(first.decisionId!);
     expect(record.reviews.map((r) => r.data.action)).toEqual(['approve', 'confirmation_used']);
+  });
+
+  it('tells a retry after the use that the approval was already used, and records it as pending anew', async () => {
+    const first = await decide(deleteRequest());
+    await service.review(first.decisionId!, 'approve', 'reviewer-key');
+    expect((await decide(deleteRequest({ uid: 'retry-1' }))).outcome).toBe('ALLOW');
+    const again = await decide(deleteRequest({ uid: 'retry-2' }));
+    expect(again.outcome).toBe('ESCALATE');
+    expect(again.reason).toMatch(
+      new RegExp(`^the approval of decision ${first.decisionId} was already used; `),
+    );
+    expect((await service.get(again.decisionId!)).decision.reason).toBe(again.reason);
+    // An approval that expired is not named: it could not have been used anyway.
+    now = new Date('2026-11-23T12:10:00Z');
+    expect((await decide(deleteRequest({ uid: 'retry-3' }))).reason).not.toContain('already used');
   });
 
   it('fails closed when the use of an approval cannot be recorded, and the approval stays usable', async () => {

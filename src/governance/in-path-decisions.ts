@@ -7,6 +7,8 @@ import {
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { EngineDecision, Outcome, Proposal } from '../model/index.js';
+import type { OneTimeUses } from '../one-time-uses/index.js';
+import { useApproval } from './approval-use.js';
 import {
   foldDecision,
   needsReview,
@@ -24,6 +26,8 @@ export interface InPathDecisionsDeps {
   settings: EngineSettings;
   clock: () => Date;
   recorder: DecisionRecorder;
+  /** Where an approval's one use is claimed, shared by the replicas. */
+  uses: OneTimeUses;
 }
 
 /**
@@ -70,12 +74,10 @@ const APPROVAL_SEARCH_LIMIT = 200;
  * Decides the requests Arbiter stands in the path of with the same engine, index and audit
  * log as proposals. An ESCALATE or REQUIRE_CONFIRMATION decision that a reviewer approved
  * lets the same request (same identity, same ask) through once more while it is within its
- * pending TTL; that use is audited and a further try is decided anew.
+ * pending TTL; that use is claimed across replicas and audited, and a further try is
+ * decided anew.
  */
 export class InPathDecisions {
-  /** Approvals being used in this process, so two concurrent retries cannot both use one. */
-  private readonly using = new Set<string>();
-
   constructor(private readonly deps: InPathDecisionsDeps) {}
 
   async decide(request: InPathRequest): Promise<InPathVerdict> {
@@ -93,22 +95,15 @@ export class InPathDecisions {
     if (!needsReview(decided.outcome)) return this.finish(input, decided, now);
     const { recorded } = input;
     const fingerprint = 'kubernetes' in recorded ? recorded.kubernetes.fingerprint : recorded.mcp.fingerprint;
-    const approval = await this.usableApproval(proposal, fingerprint, decided.outcome, now);
-    if (!approval) return this.finish(input, decided, now);
-    if (dryRun)
-      return verdict(approved(decided, approval), undefined, undefined, approval.decision.decision_id);
-    const key = approval.decision.decision_id;
-    if (this.using.has(key)) return this.finish(input, decided, now);
-    this.using.add(key);
-    try {
-      await this.deps.recorder.appendReview(approval, {
-        action: 'confirmation_used',
-        reviewer: input.principal,
-      });
-      return await this.finish(input, approved(decided, approval), now, key);
-    } finally {
-      this.using.delete(key);
-    }
+    const { usable, used } = await this.approvals(proposal, fingerprint, decided.outcome, now);
+    if (!usable) return this.finish(input, used ? alreadyUsed(decided, used) : decided, now);
+    if (dryRun) return verdict(approved(decided, usable), undefined, undefined, usable.decision.decision_id);
+    // Another try, on this replica or another, may have found the approval unused as well.
+    const recordUse = () =>
+      this.deps.recorder.appendReview(usable, { action: 'confirmation_used', reviewer: input.principal });
+    if (!(await useApproval(this.deps.uses, usable, now, recordUse)))
+      return this.finish(input, alreadyUsed(decided, usable), now);
+    return this.finish(input, approved(decided, usable), now, usable.decision.decision_id);
   }
 
   /** The request's data as recorded: its fingerprint keyed where the parameters are sensitive. */
@@ -143,14 +138,15 @@ export class InPathDecisions {
 
   /**
    * The newest approved, unused, unexpired decision of the same request whose outcome is at
-   * least as strict as today's (an approved ESCALATE also covers a REQUIRE_CONFIRMATION).
+   * least as strict as today's (an approved ESCALATE also covers a REQUIRE_CONFIRMATION),
+   * and, when there is none, the newest such approval that was used already.
    */
-  private async usableApproval(
+  private async approvals(
     proposal: Proposal,
     fingerprint: string,
     outcome: Outcome,
     now: Date,
-  ): Promise<DecisionRecord | undefined> {
+  ): Promise<{ usable?: DecisionRecord; used?: DecisionRecord }> {
     const covering: Outcome[] = outcome === 'ESCALATE' ? ['ESCALATE'] : ['ESCALATE', 'REQUIRE_CONFIRMATION'];
     const since = new Date(now.getTime() - this.deps.recorder.pendingTtlSeconds * 1000).toISOString();
     const page = await this.deps.audit.query({
@@ -161,13 +157,16 @@ export class InPathDecisions {
       order: 'desc',
       limit: APPROVAL_SEARCH_LIMIT,
     });
+    let used: DecisionRecord | undefined;
     for (const entry of page.entries) {
       if (fingerprintOf(entry.data) !== fingerprint) continue;
       if (!entry.outcome || !covering.includes(entry.outcome) || !entry.decision_id) continue;
       const record = foldDecision(await this.deps.audit.byDecision(entry.decision_id), now);
-      if (record && isUsable(record, now)) return record;
+      if (!record || !isUnexpiredApproval(record, now)) continue;
+      if (!wasUsed(record)) return { usable: record };
+      used ??= record;
     }
-    return undefined;
+    return { used };
   }
 }
 
@@ -176,14 +175,20 @@ function fingerprintOf(recorded: Partial<DecisionData>): string | undefined {
   return recorded.kubernetes?.fingerprint ?? recorded.mcp?.fingerprint;
 }
 
-function isUsable(record: DecisionRecord, now: Date): boolean {
+function isUnexpiredApproval(record: DecisionRecord, now: Date): boolean {
   // Stryker disable next-line StringLiteral: no expiry is NaN, whatever the fallback text
   const expiresAt = Date.parse(record.data.expires_at ?? '');
-  return (
-    record.status === 'approved' &&
-    expiresAt > now.getTime() &&
-    !record.reviews.some((r) => r.data.action === 'confirmation_used')
-  );
+  return record.status === 'approved' && expiresAt > now.getTime();
+}
+
+function wasUsed(record: DecisionRecord): boolean {
+  return record.reviews.some((r) => r.data.action === 'confirmation_used');
+}
+
+/** A try that finds its approval used: decided anew, and told why the approval did not count. */
+function alreadyUsed(decided: EngineDecision, approval: DecisionRecord): EngineDecision {
+  const reason = `the approval of decision ${approval.decision.decision_id} was already used; ${decided.reason}`;
+  return { ...decided, reason };
 }
 
 function approved(decided: EngineDecision, approval: DecisionRecord): EngineDecision {

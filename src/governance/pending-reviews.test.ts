@@ -7,6 +7,7 @@ import type { Outcome } from '../model/index.js';
 import type { DecisionService } from './decision-service.js';
 import { serviceOnTempLog } from './test-decision-service.js';
 import { LocalClaims } from '../redis/replica-claims.js';
+import { governanceKeepers } from './archive-keepers.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { PendingReviews } from './pending-reviews.js';
 
@@ -131,6 +132,32 @@ describe('PendingReviews', () => {
     const pending = new PendingReviews();
     await pending.seed(log, now, 600);
     expect(ids(pending)).toEqual(made);
+  });
+});
+
+describe('what an archive run keeps (governanceKeepers)', () => {
+  const seqOf = async (decisionId: string) => (await log.byDecision(decisionId))[0]!.seq;
+
+  it('the oldest decision without a verdict, overdue ones included, until one is recorded', async () => {
+    const keepers = governanceKeepers(log, () => now, 600);
+    await propose('ALLOW');
+    expect(await keepers.oldestInUse()).toBeUndefined();
+    const first = await propose('ESCALATE');
+    const approved = await propose('REQUIRE_CONFIRMATION');
+    const second = await propose('ESCALATE');
+    await service.review(approved.decision_id, 'approve', 'reviewer');
+    expect(await keepers.oldestInUse()).toEqual({
+      seq: await seqOf(first.decision_id),
+      reason: `decision ${first.decision_id} waits for review (until 2026-11-23T12:10:00.000Z)`,
+    });
+
+    await service.review(first.decision_id, 'deny', 'reviewer');
+    expect((await keepers.oldestInUse())?.seq).toBe(await seqOf(second.decision_id));
+    // Past its deadline it still waits: for its expiry to be recorded (and notified).
+    now = new Date('2026-11-23T13:00:00Z');
+    expect((await keepers.oldestInUse())?.seq).toBe(await seqOf(second.decision_id));
+    await service.recordExpiry(second.decision_id);
+    expect(await keepers.oldestInUse()).toBeUndefined();
   });
 });
 

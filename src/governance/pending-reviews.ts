@@ -86,3 +86,17 @@ export class PendingReviews {
     return this.waiting.size;
   }
 }
+
+/**
+ * The oldest decision the log shows waiting for a verdict, read as a server reads them at
+ * start: an archive run keeps it (and all after it), so that it stays reviewable and expires.
+ */
+export async function oldestWaitingDecision(
+  audit: AuditLog,
+  now: Date,
+  defaultTtlSeconds: number,
+): Promise<WaitingDecision | undefined> {
+  const pending = new PendingReviews();
+  await pending.seed(audit, now, defaultTtlSeconds);
+  return pending.list()[0];
+}

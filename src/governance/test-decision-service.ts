@@ -2,6 +2,7 @@ import type { FileAuditLog } from '../audit/file/file-audit-log.js';
 import { openLog, tempDir } from '../audit/file/test-fixtures.js';
 import { MemoryRateLimiter, resolveEngineSettings } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
+import { MemoryOneTimeUses } from '../one-time-uses/index.js';
 import { DecisionService, type DecisionServiceDeps } from './decision-service.js';
 
 /** Shared by the governance tests (not part of the public surface). */
@@ -30,6 +31,7 @@ export async function serviceOnTempLog(
     settings: resolveEngineSettings(),
     clock,
     pendingTtlSeconds: 600,
+    uses: new MemoryOneTimeUses(clock),
     ...overrides,
   });
   return {

@@ -8,7 +8,8 @@ interface Entry {
 
 /**
  * Compiled artefacts of one snapshot by `Kind/name`. Building the next snapshot reuses an
- * entry when the object's spec fingerprint is unchanged and compiles only the rest.
+ * entry when the fingerprints of what it was compiled from (the object's spec, and for a
+ * policy its capabilities' parameter schemas) are unchanged, and compiles only the rest.
  * Specs are treated as immutable once indexed (sources replace objects, never edit them).
  */
 export class ArtefactCache {
@@ -21,8 +22,11 @@ export class ArtefactCache {
     this.previous = previous?.entries ?? new Map();
   }
 
-  get<T>(key: string, spec: object, compile: () => T, release?: (value: T) => void): T {
-    const fingerprint = specFingerprint(spec);
+  get<T>(key: string, inputs: object | readonly object[], compile: () => T, release?: (value: T) => void): T {
+    // Each input is hashed once (specFingerprint caches by object): only the digests are joined.
+    const fingerprint = Array.isArray(inputs)
+      ? inputs.map(specFingerprint).join(' ')
+      : specFingerprint(inputs);
     const old = this.previous.get(key);
     const entry: Entry = old?.fingerprint === fingerprint ? old : this.fresh(fingerprint, compile(), release);
     this.entries.set(key, entry);

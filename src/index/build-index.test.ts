@@ -99,6 +99,47 @@ describe('buildIndex', () => {
     expect(snap.policy('broken')?.status.reason).toBe('InvalidCondition');
   });
 
+  it("type-checks a condition against its capability's parameter schema", () => {
+    const schema = { type: 'object', properties: { query: { type: 'string' }, rows: { type: 'integer' } } };
+    const snap = buildIndex([
+      capability('db.query', { parameterSchema: schema }),
+      policy('typed', [{ capability: 'db.query', condition: 'parameters.rows > 100', outcome: 'DENY' }]),
+      policy('as-bool', [{ capability: 'db.query', condition: 'parameters.query', outcome: 'DENY' }]),
+      policy('mixed', [{ capability: 'db.query', condition: '1 + "a" == 2', outcome: 'DENY' }]),
+    ]);
+    expect(snap.status('Policy', 'typed')).toMatchObject({ ready: true, message: '1 rule(s) compiled' });
+    expect(snap.status('Policy', 'as-bool')).toMatchObject({
+      ready: false,
+      reason: 'InvalidCondition',
+      field: 'spec.rules[0].condition',
+      message:
+        'policy as-bool, rule 0 (capability db.query): the condition does not compile: ' +
+        'a condition must be a bool, but this one is a value of type string',
+    });
+    expect(snap.status('Policy', 'mixed')?.message).toContain(
+      "found no matching overload for '+' applied to (int, string)",
+    );
+    expect(snap.rulesFor('db.query').map((r) => r.policy)).toEqual(['typed']);
+  });
+
+  it('checks a condition again when its capability is registered or its schema changes', () => {
+    const rule = { capability: 'db.query', condition: 'parameters.query', outcome: 'DENY' as const };
+    const early = buildIndex([policy('p', [rule])]);
+    // Not registered yet: parameters are a map of dyn values, and the policy waits with a warning.
+    expect(early.status('Policy', 'p')).toMatchObject({ reason: 'UnknownCapability' });
+    const typed = (type: string) =>
+      capability('db.query', { parameterSchema: { type: 'object', properties: { query: { type } } } });
+    const registered = buildIndex([...early.objects(), typed('string')], { previous: early });
+    expect(registered.status('Policy', 'p')).toMatchObject({ reason: 'InvalidCondition' });
+    const fixed = buildIndex([...registered.objects(), typed('boolean')], { previous: registered });
+    expect(fixed.status('Policy', 'p')).toMatchObject({ reason: 'Accepted' });
+    expect(fixed.rulesFor('db.query')).toHaveLength(1);
+    // The schema unchanged in a new object instance: the compiled policy is reused.
+    const again = buildIndex(structuredClone(fixed.objects()), { previous: fixed });
+    expect(compiledArtefactCount(again)).toBe(0);
+    expect(again.rulesFor('db.query')[0]).toBe(fixed.rulesFor('db.query')[0]);
+  });
+
   it('indexes rules and grants naming an unknown capability, with status UnknownCapability', () => {
     const snap = buildIndex([
       policy('early', [{ capability: 'later.cap', outcome: 'DENY' }]),

@@ -58,7 +58,7 @@ function assemble(objects: readonly ConfigObject[], cache: ArtefactCache): Index
     ofKind<PolicyObject>(unique, 'Policy'),
     cache,
     statuses,
-    isCapability,
+    capabilities,
   );
   const actorGrants = ofKind<ActorGrantObject>(unique, 'ActorGrant');
   const identities = indexIdentities(actorGrants);

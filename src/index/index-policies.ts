@@ -2,7 +2,7 @@ import type { PolicyObject } from '../model/index.js';
 import type { ArtefactCache } from './artefact-cache.js';
 import { compareNames } from './compare-names.js';
 import { compileCondition } from './compile-condition.js';
-import type { CompiledRule, IndexedPolicy } from './indexed-types.js';
+import type { CompiledRule, IndexedCapability, IndexedPolicy } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
 
 type PolicyCompileResult =
@@ -14,22 +14,30 @@ export interface IndexedPolicies {
   rules: Map<string, CompiledRule[]>;
 }
 
+/** Stands for "no parameter schema" in a policy's cache inputs: parameters are then a map of dyn. */
+const NO_SCHEMA = Object.freeze({});
+
 /**
- * Compiles every rule condition once. A policy with a condition that does not compile is
- * not indexed at all (a half-applied policy could lift a restriction its author meant).
+ * Compiles every rule condition once, type-checked against its capability's parameter
+ * schema (so a policy is compiled again when one of those schemas changes). A policy with
+ * a condition that does not compile is not indexed at all (a half-applied policy could
+ * lift a restriction its author meant).
  */
 export function indexPolicies(
   objects: readonly PolicyObject[],
   cache: ArtefactCache,
   statuses: ObjectStatuses,
-  isCapability: (name: string) => boolean,
+  capabilities: ReadonlyMap<string, IndexedCapability>,
 ): IndexedPolicies {
   const policies = new Map<string, IndexedPolicy>();
   const rules = new Map<string, CompiledRule[]>();
+  const isCapability = (name: string) => capabilities.has(name);
+  const schemaOf = (capability: string) => capabilities.get(capability)?.spec.parameterSchema;
   for (const object of [...objects].sort((a, b) => compareNames(a.metadata.name, b.metadata.name))) {
     const name = object.metadata.name;
-    const compiled = cache.get<PolicyCompileResult>(`Policy/${name}`, object.spec, () =>
-      compilePolicy(object),
+    const schemas = object.spec.rules.map((rule) => schemaOf(rule.capability) ?? NO_SCHEMA);
+    const compiled = cache.get<PolicyCompileResult>(`Policy/${name}`, [object.spec, ...schemas], () =>
+      compilePolicy(object, schemaOf),
     );
     const enabled = object.spec.enabled ?? true;
     const status = compiled.ok
@@ -57,12 +65,15 @@ export function indexPolicies(
   return { policies, rules };
 }
 
-function compilePolicy(object: PolicyObject): PolicyCompileResult {
+function compilePolicy(
+  object: PolicyObject,
+  schemaOf: (capability: string) => Record<string, unknown> | undefined,
+): PolicyCompileResult {
   const rules: CompiledRule[] = [];
   for (const [ruleIndex, rule] of object.spec.rules.entries()) {
     let condition: CompiledRule['condition'] = null;
     if (rule.condition !== undefined) {
-      const result = compileCondition(rule.condition);
+      const result = compileCondition(rule.condition, schemaOf(rule.capability));
       if (!result.ok)
         return {
           ok: false,

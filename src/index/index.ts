@@ -22,10 +22,12 @@ export {
   type ParameterValidator,
   type SchemaCompileResult,
 } from './compile-parameter-schema.js';
-export { CONDITION_VARIABLES } from './condition-identifiers.js';
+export { CONDITION_VARIABLES } from './condition-variables.js';
 export { zoneClock, isKnownTimeZone } from './time-zone.js';
 export { acceptedObjects, isRejected } from './accepted-objects.js';
+export { writeStatus } from './write-status.js';
 export { specFingerprint } from './fingerprint.js';
+export { capabilityUsers, refuseCapabilityInUse, type CapabilityUsers } from './capability-users.js';
 export {
   maskSensitive,
   sensitiveFieldsOf,

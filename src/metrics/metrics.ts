@@ -48,6 +48,11 @@ export class Metrics {
     help: 'Checkpoints left unsigned because the tree does not extend the last signed one (a rewritten log)',
     registers: [this.registry],
   });
+  readonly checkpointSigningUnavailable = new Counter({
+    name: 'arbiter_audit_checkpoint_signing_unavailable_total',
+    help: 'Checkpoints left unsigned because the tree could not be read to check them (Redis or the disk down): an outage, not a rewritten log',
+    registers: [this.registry],
+  });
   readonly auditRollbackDetected = new Gauge({
     name: 'arbiter_audit_rollback_detected',
     help: 'Set to 1 once this replica found audit entries it had stored gone from Redis (a failover without WAIT); see /api/v1/audit/verify',

@@ -47,7 +47,12 @@ export const policyRuleSchema = {
   additionalProperties: false,
   properties: {
     capability: capabilityName,
-    condition: { type: 'string', maxLength: 4096, description: 'CEL expression; absent means always.' },
+    condition: {
+      type: 'string',
+      maxLength: 4096,
+      description:
+        "CEL expression over parameters, actor, context and time that yields a bool, type-checked against the capability's parameterSchema; absent means always.",
+    },
     outcome: { type: 'string', enum: [...OUTCOMES] },
     priority: { type: 'integer', minimum: -1000000, maximum: 1000000, default: 0 },
     reviewTtlSeconds: {

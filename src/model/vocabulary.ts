@@ -47,5 +47,7 @@ export const EVENT_TYPES = [
   'audit.rollback_detected',
   // The oldest entries were archived to a file and removed from the log (audit archive).
   'audit.archived',
+  // The audited configuration, written before an archive run removes the events it was built from.
+  'config.snapshot',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { capability, grant, policy, proposal } from '../engine/test-fixtures.js';
 import { ParameterMasker } from '../governance/parameter-masker.js';
+import type { DecisionServiceDeps } from '../governance/decision-service.js';
 import { serviceOnTempLog, type ServiceOnTempLog } from '../governance/test-decision-service.js';
 import { buildIndex, type IndexSnapshot } from '../index/index.js';
+import type { PolicyRuleSpec, Proposal } from '../model/index.js';
 import { DecisionReplay, maskedPaths } from './replay.js';
 
 const vault = (tokenSchema: Record<string, unknown>, condition?: string) =>
@@ -22,15 +24,27 @@ const vault = (tokenSchema: Record<string, unknown>, condition?: string) =>
 let context: ServiceOnTempLog | undefined;
 afterEach(() => context?.close());
 
-/** The entries of decisions made on masked tokens, as an export holds them. */
+/** The entries of the decisions on these proposals, as an export holds them, and their ids. */
+async function recorded(
+  snapshot: IndexSnapshot,
+  proposals: readonly Proposal[],
+  overrides: Partial<DecisionServiceDeps> = {},
+) {
+  context = await serviceOnTempLog(
+    () => snapshot,
+    () => new Date('2026-11-24T12:00:00Z'),
+    overrides,
+  );
+  const ids: string[] = [];
+  for (const made of proposals) ids.push((await context.service.propose(made, 'key')).decision_id);
+  return { entries: (await context.log.query({ order: 'asc', limit: 100 })).entries, ids };
+}
+
+/** The entries of decisions made on masked tokens. */
 async function recordedDecisions(snapshot: IndexSnapshot) {
-  const index = { current: () => snapshot };
-  context = await serviceOnTempLog(index.current, () => new Date('2026-11-24T12:00:00Z'), {
-    masker: new ParameterMasker(Buffer.from('a-replay-test-mask-key'), index),
-  });
-  for (const path of ['prod', 'dev'])
-    await context.service.propose(proposal('vault.read', { path, token: 'secret-1' }), 'key');
-  return (await context.log.query({ order: 'asc', limit: 100 })).entries;
+  const masker = new ParameterMasker(Buffer.from('a-replay-test-mask-key'), { current: () => snapshot });
+  const proposals = ['prod', 'dev'].map((path) => proposal('vault.read', { path, token: 'secret-1' }));
+  return (await recorded(snapshot, proposals, { masker })).entries;
 }
 
 describe('replaying decisions with masked parameters', () => {
@@ -50,5 +64,52 @@ describe('replaying decisions with masked parameters', () => {
     expect(refuses.report()).toMatchObject({ replayed: 0, apart: { masked: 2 } });
     // Nothing depends on the token's value: replayed, and the same outcomes.
     expect(neither.report()).toMatchObject({ replayed: 2, unchanged: 2, apart: { masked: 0 } });
+  });
+});
+
+/** payments.transfer granted to agent-1, under these rules. */
+const transfers = (...rules: Array<Omit<PolicyRuleSpec, 'capability'>>) =>
+  buildIndex([
+    capability('payments.transfer', {
+      parameterSchema: { type: 'object', properties: { amount: { type: 'number' } } },
+    }),
+    grant('agent-1', 'agent-1', [{ capability: 'payments.transfer' }]),
+    policy('limits', [...rules.map((rule) => ({ capability: 'payments.transfer', ...rule }))]),
+  ]);
+
+describe('the outcome changes a replay reports', () => {
+  it('counts the decisions of one change, orders the changes by count, and lists five ids each', async () => {
+    const amounts = [200, 45, 300, 1, 400, 500, 600, 2, 55, 700, 5000, 30];
+    const made = await recorded(
+      transfers({ condition: 'parameters.amount > 100', outcome: 'DENY' }),
+      amounts.map((amount) => proposal('payments.transfer', { amount })),
+    );
+    const idsOf = (...some: number[]) => some.map((amount) => made.ids[amounts.indexOf(amount)]);
+    const replay = new DecisionReplay(
+      transfers(
+        { condition: 'parameters.amount > 1000', outcome: 'DENY' },
+        { condition: 'parameters.amount < 10', outcome: 'DENY' },
+        { condition: 'parameters.amount > 40 && parameters.amount < 60', outcome: 'ESCALATE' },
+      ),
+      'ALLOW',
+    );
+    for (const entry of made.entries) replay.add(entry);
+    // Six DENY -> ALLOW first; then two changes of two decisions each, by name (not as first seen).
+    expect(replay.report()).toEqual({
+      replayed: 12,
+      unchanged: 2,
+      transitions: [
+        {
+          from: 'DENY',
+          to: 'ALLOW',
+          count: 6,
+          decisionIds: idsOf(200, 300, 400, 500, 600),
+          loosens: true,
+        },
+        { from: 'ALLOW', to: 'DENY', count: 2, decisionIds: idsOf(1, 2), loosens: false },
+        { from: 'ALLOW', to: 'ESCALATE', count: 2, decisionIds: idsOf(45, 55), loosens: false },
+      ],
+      apart: { rateLimited: 0, reviewed: 0, masked: 0 },
+    });
   });
 });

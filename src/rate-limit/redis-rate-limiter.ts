@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import { Redis } from 'ioredis';
-import { connectRedis } from '../redis/redis-connection.js';
 import type { RateLimiter, RateLimitRequest } from '../engine/index.js';
-import { ArbiterError, randomUuid } from '../model/index.js';
+import { randomUuid } from '../model/index.js';
 import { LuaScript } from '../redis/lua-script.js';
+import { RequestPathRedis } from '../redis/request-path-redis.js';
 
 /**
  * The same sliding-window log as MemoryRateLimiter, kept in Redis so that every replica
@@ -45,20 +43,13 @@ export interface RedisRateLimiterOptions {
 }
 
 export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
-  private readonly keyPrefix: string;
+  private readonly redis: RequestPathRedis;
 
-  constructor(private readonly options: RedisRateLimiterOptions) {
-    // No offline queue and no resends: an admission either happens now or fails closed.
-    this.redis = connectRedis(options.url, {
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.timeoutMs,
-      retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
-    });
-    this.redis.on('error', () => undefined);
-    this.keyPrefix = options.keyPrefix ?? 'arbiter:{ratelimit}:';
+  constructor(options: RedisRateLimiterOptions) {
+    this.redis = new RequestPathRedis(
+      { ...options, keyPrefix: options.keyPrefix ?? 'arbiter:{ratelimit}:' },
+      'the rate-limit store (Redis) is unavailable; failing closed',
+    );
   }
 
   admit(request: RateLimitRequest): Promise<{ admitted: boolean; remaining: number }> {
@@ -74,31 +65,18 @@ export class RedisRateLimiter implements RateLimiter {
     request: RateLimitRequest,
     ...extra: string[]
   ): Promise<{ admitted: boolean; remaining: number }> {
-    try {
-      // A connection still being made (just started, or reconnecting) is waited for within
-      // the bound, rather than failing every admission until it is up.
-      if (this.redis.status !== 'ready')
-        await once(this.redis, 'ready', { signal: AbortSignal.timeout(this.options.timeoutMs) });
-      // EVALSHA: the script's text crosses the wire once, not with every admission.
-      const [admitted, remaining] = (await script.run(
-        this.redis,
-        [this.keyPrefix + request.key],
+    // EVALSHA: the script's text crosses the wire once, not with every admission.
+    const [admitted, remaining] = (await this.redis.run((redis) =>
+      script.run(
+        redis,
+        [this.redis.key(request.key)],
         [String(request.windowSeconds * 1000), String(request.maxRequests), ...extra],
-      )) as [number, number];
-      return { admitted: admitted === 1, remaining };
-    } catch (err) {
-      throw new ArbiterError(
-        'UNAVAILABLE',
-        'the rate-limit store (Redis) is unavailable; failing closed',
-        undefined,
-        {
-          cause: err,
-        },
-      );
-    }
+      ),
+    )) as [number, number];
+    return { admitted: admitted === 1, remaining };
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+  close(): Promise<void> {
+    return this.redis.close();
   }
 }

@@ -3,6 +3,8 @@ import {
   acceptedObjects,
   buildIndex,
   isRejected,
+  refuseCapabilityInUse,
+  writeStatus,
   type IndexSnapshot,
   type IndexStore,
 } from '../index/index.js';
@@ -170,9 +172,34 @@ export class EmbeddedConfig implements ConfigWriter {
     });
   }
 
+  deletePolicy(name: string, caller: string): Promise<void> {
+    return this.serialised(async () => {
+      this.refuseManifestOwned('Policy', name);
+      if (!this.find('Policy', name)) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
+      await this.commit(this.without(`Policy/${name}`), caller);
+    });
+  }
+
+  deleteCapability(name: string, caller: string): Promise<string[]> {
+    return this.serialised(async () => {
+      const combined = this.combined();
+      const claimants = combined.filter((o) => o.kind === 'Capability' && o.spec.name === name);
+      if (claimants.length === 0) throw new ArbiterError('NOT_FOUND', `no capability ${name}`);
+      for (const object of claimants) this.refuseManifestOwned('Capability', object.metadata.name);
+      refuseCapabilityInUse(combined, name);
+      await this.commit(this.without(...claimants.map(objectKey)), caller);
+      return claimants.map((o) => o.metadata.name);
+    });
+  }
+
+  /** The API objects but those of these kind/name keys. */
+  private without(...keys: string[]): ConfigObject[] {
+    const gone = new Set(keys);
+    return this.apiObjects.filter((o) => !gone.has(objectKey(o)));
+  }
+
   private async write<T extends ConfigObject>(object: T, created: boolean): Promise<Written<T>> {
-    const key = objectKey(object);
-    const next = [...this.apiObjects.filter((o) => objectKey(o) !== key), object];
+    const next = [...this.without(objectKey(object)), object];
     const snapshot = await this.commit(
       next,
       object.metadata.annotations?.[CHANGED_BY_ANNOTATION] ?? 'api',
@@ -187,9 +214,10 @@ export class EmbeddedConfig implements ConfigWriter {
     caller: string,
     written?: ConfigObject,
   ): Promise<IndexSnapshot> {
-    const trial = buildIndex(this.combinedWith(nextApiObjects), { previous: this.deps.index.current() });
+    const current = this.deps.index.current();
+    const trial = buildIndex(this.combinedWith(nextApiObjects), { previous: current });
     if (written) {
-      const status = trial.status(written.kind, written.metadata.name);
+      const status = writeStatus(current, trial, written);
       if (status && isRejected(status)) {
         throw new ArbiterError('INVALID_REQUEST', status.message, { reason: status.reason });
       }

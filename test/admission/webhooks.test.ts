@@ -76,6 +76,77 @@ spec:
     expect(stored.code).toBe(1); // never stored
   });
 
+  it("refuses a Policy whose condition does not type-check, against its capability's parameter schema too", async () => {
+    const policy = (
+      name: string,
+      capability: string,
+      condition: string,
+    ) => `apiVersion: governance.arbiter.dev/v1alpha1
+kind: Policy
+metadata:
+  name: ${name}
+spec:
+  rules:
+    - capability: ${capability}
+      condition: ${JSON.stringify(condition)}
+      outcome: DENY
+`;
+    const apply = (stdin: string) => kubectl(cp(), ['apply', '--validate=false', '-f', '-'], { stdin });
+    const mixed = await apply(policy('mixed', 'k8s.configmaps.create', '1 + "a" == 2'));
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toContain(
+      'InvalidCondition: policy mixed, rule 0 (capability k8s.configmaps.create): the condition does not compile: ' +
+        "<input>:1:2: found no matching overload for '+' applied to (int, string)",
+    );
+    await kubectlOk(cp(), ['apply', '--validate=false', '-f', '-'], {
+      stdin: `apiVersion: governance.arbiter.dev/v1alpha1
+kind: Capability
+metadata:
+  name: reports-query
+spec:
+  name: reports.query
+  riskLevel: low
+  parameterSchema:
+    type: object
+    properties:
+      query: {type: string}
+`,
+    });
+    await eventually('the capability to reach the index', async () => {
+      const listed = await api('GET', '/capabilities?limit=200');
+      return listed.body.capabilities?.some((c: { name: string }) => c.name === 'reports.query')
+        ? true
+        : undefined;
+    });
+    const asBool = await apply(policy('query-as-bool', 'reports.query', 'parameters.query'));
+    expect(asBool.code).toBe(1);
+    expect(asBool.stderr).toContain(
+      'InvalidCondition: policy query-as-bool, rule 0 (capability reports.query): the condition does not compile: ' +
+        'a condition must be a bool, but this one is a value of type string',
+    );
+    for (const name of ['mixed', 'query-as-bool'])
+      expect((await kubectl(cp(), ['get', 'policy', name])).code).toBe(1); // never stored
+    const typed = await apply(policy('query-guard', 'reports.query', "parameters.query.startsWith('drop')"));
+    expect(typed.code, typed.stderr).toBe(0);
+    await eventually('the policy to reach the index', async () => {
+      const res = await api('GET', '/policies/query-guard');
+      return res.status === 200 ? true : undefined;
+    });
+    // A schema under which that condition cannot work would take the policy out of use.
+    const retyped = await kubectl(cp(), [
+      'patch',
+      'capability',
+      'reports-query',
+      '--type=merge',
+      '-p',
+      '{"spec":{"parameterSchema":{"properties":{"query":{"type":"integer"}}}}}',
+    ]);
+    expect(retyped.code).toBe(1);
+    expect(retyped.stderr).toContain(
+      'InvalidSchema: spec.parameterSchema would take policy query-guard out of use (policy query-guard, rule 0',
+    );
+  });
+
   it('accepts a valid Policy, and one naming an unknown capability with a warning kubectl prints', async () => {
     const valid = await kubectl(cp(), ['apply', '--validate=false', '-f', '-'], {
       stdin: `apiVersion: governance.arbiter.dev/v1alpha1
@@ -184,6 +255,7 @@ spec:
     const again = await asAgent('delete', 'configmap', 'app-settings');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('needs review (ESCALATE)');
+    expect(again.stderr).toContain(`the approval of decision ${id} was already used`);
     expect(decisionIdIn(again.stderr)).not.toBe(id);
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRedisServer } from '../env/redis-server.js';
 import { runArbiter } from '../cli/support/cli-run.js';
+import { checkpointedUpTo } from '../support/audit-checkpoints.js';
 import { call, KEYS, removeDir, startArbiter, tempDir, tempManifests } from '../support/arbiter-process.js';
 
 const propose = (url: string, query: string) =>
@@ -13,16 +14,6 @@ const propose = (url: string, query: string) =>
       action: { capability: 'database.query', parameters: { query } },
     },
   });
-
-async function checkpointedUpTo(url: string, seq: number): Promise<void> {
-  for (let i = 0; i < 600; i += 1) {
-    const { body } = await call(url, 'GET', '/api/v1/audit/checkpoints', { key: KEYS.auditor });
-    // Newest first.
-    if (((body as { checkpoints: { seq: number }[] }).checkpoints[0]?.seq ?? 0) >= seq) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no checkpoint at seq ${seq}`);
-}
 
 describe('archiving the Redis audit log while replicas serve it', () => {
   it('through the API of a replica with an archive folder, then with the CLI: replicas go on, nothing is lost', async () => {

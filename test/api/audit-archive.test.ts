@@ -2,6 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArbiter } from '../cli/support/cli-run.js';
+import { checkpointedUpTo } from '../support/audit-checkpoints.js';
 import { call, KEYS, useArbiter } from '../support/arbiter-process.js';
 
 const arbiter = useArbiter({ args: ['--checkpoint-entries', '5'] });
@@ -16,16 +17,6 @@ async function propose(query: string): Promise<string> {
   });
   expect(response.status).toBe(200);
   return (response.body as { decision_id: string }).decision_id;
-}
-
-async function checkpointedUpTo(seq: number): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    const { body } = await call(arbiter.url, 'GET', '/api/v1/audit/checkpoints', { key: KEYS.auditor });
-    // Newest first.
-    if (((body as { checkpoints: { seq: number }[] }).checkpoints[0]?.seq ?? 0) >= seq) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no checkpoint at seq ${seq}`);
 }
 
 describe('POST /api/v1/audit/archive', () => {
@@ -45,7 +36,7 @@ describe('POST /api/v1/audit/archive', () => {
   it('archives the oldest entries, and the API says which range it holds from then on', async () => {
     const early = [];
     for (let i = 0; i < 12; i += 1) early.push(await propose(`early ${i}`));
-    await checkpointedUpTo(10);
+    await checkpointedUpTo(arbiter.url, 10);
     const before = new Date().toISOString();
 
     const archived = await call(arbiter.url, 'POST', '/api/v1/audit/archive', {

@@ -10,6 +10,9 @@ const proposeAs = (actor: string, capability: string, parameters: Record<string,
     action: { capability, parameters },
   });
 
+const lastEntry = async (eventType: string) =>
+  (await api('GET', `/audit/log?event_type=${eventType}&order=desc&limit=1`)).body.entries[0];
+
 describe('capabilities', () => {
   it('lists the registered capabilities with the envelope and pages by cursor', async () => {
     const all = await api('GET', '/capabilities');
@@ -166,6 +169,64 @@ describe('policies', () => {
     expect((await api('GET', '/policies/broken')).status).toBe(404);
   });
 
+  it("refuses a condition that does not type-check against the capability's parameter schema", async () => {
+    // database.query's schema (examples/manifests) says query is a string.
+    const asBool = await api('POST', '/policies', {
+      name: 'query-as-bool',
+      rules: [{ capability: 'database.query', condition: 'parameters.query', outcome: 'DENY' }],
+    });
+    expect(asBool.status).toBe(400);
+    expect(asBool.body.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message:
+        'policy query-as-bool, rule 0 (capability database.query): the condition does not compile: ' +
+        'a condition must be a bool, but this one is a value of type string',
+    });
+    const mixed = await api('POST', '/policies', {
+      name: 'mixed',
+      rules: [{ capability: 'database.query', condition: '1 + "a" == 2', outcome: 'DENY' }],
+    });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.error.message).toContain("found no matching overload for '+' applied to (int, string)");
+    expect((await api('GET', '/policies/query-as-bool')).status).toBe(404);
+    // PUT goes through the same check, and the policy in force stays as it was.
+    await api('POST', '/policies', {
+      name: 'typed-guard',
+      rules: [
+        { capability: 'database.query', condition: "parameters.query.startsWith('drop')", outcome: 'DENY' },
+      ],
+    });
+    const put = await api('PUT', '/policies/typed-guard', {
+      rules: [{ capability: 'database.query', condition: 'parameters.query > 5', outcome: 'DENY' }],
+    });
+    expect(put.status).toBe(400);
+    expect(put.body.error.message).toContain("found no matching overload for '>' applied to (string, int)");
+    expect((await api('GET', '/policies/typed-guard')).body.rules[0].condition).toBe(
+      "parameters.query.startsWith('drop')",
+    );
+    // A capability not registered yet: parameters are not typed, and the policy waits with a warning.
+    const early = await api('POST', '/policies', {
+      name: 'early-typed',
+      rules: [{ capability: 'later.query', condition: 'parameters.query', outcome: 'DENY' }],
+    });
+    expect(early.status).toBe(201);
+    expect(early.body.status).toMatchObject({ ready: false, reason: 'UnknownCapability' });
+    // Registering it with a schema under which that condition cannot work would take the policy out of use.
+    const register = (type: string) =>
+      api('POST', '/capabilities', {
+        name: 'later.query',
+        risk_level: 'low',
+        parameter_schema: { type: 'object', properties: { query: { type } } },
+      });
+    const breaking = await register('string');
+    expect(breaking.status).toBe(400);
+    expect(breaking.body.error.message).toMatch(
+      /^spec\.parameterSchema would take policy early-typed out of use \(policy early-typed, rule 0 .*a value of type string\); change the policy first$/,
+    );
+    expect((await register('boolean')).status).toBe(201);
+    expect((await api('GET', '/policies/early-typed')).body.status).toMatchObject({ ready: true });
+  });
+
   it('PUT: 404 for an unknown policy, 409 for a manifest-owned one, 400 for a name mismatch', async () => {
     expect((await api('PUT', '/policies/nope', { rules: [] })).status).toBe(404);
     const owned = await api('PUT', '/policies/prod-writes', { rules: [] });
@@ -233,5 +294,107 @@ describe('grants', () => {
     }
     const manifest = await api('DELETE', '/actors/agent-001/grants/database.query');
     expect(manifest.status).toBe(409);
+  });
+});
+
+describe('DELETE /api/v1/policies/:id', () => {
+  it('deletes an API policy with immediate effect and a policy.deleted entry naming the caller', async () => {
+    await api('POST', '/actors/del-bot/grants', { capability: 'email.send' });
+    const created = await api('POST', '/policies', {
+      name: 'no-bot-mail',
+      rules: [{ capability: 'email.send', outcome: 'DENY', priority: 5 }],
+    });
+    expect(created.status).toBe(201);
+    const denied = await proposeAs('del-bot', 'email.send', { to: 'a@example.com', subject: 'hi' });
+    expect(denied.body).toMatchObject({ outcome: 'DENY', reason: expect.stringContaining('no-bot-mail') });
+
+    const deleted = await api('DELETE', '/policies/no-bot-mail');
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(deleted.body).toEqual({ id: 'no-bot-mail', deleted: true });
+    expect((await api('GET', '/policies/no-bot-mail')).status).toBe(404);
+    expect(
+      (await proposeAs('del-bot', 'email.send', { to: 'a@example.com', subject: 'hi' })).body.outcome,
+    ).toBe('ALLOW');
+    expect(await lastEntry('policy.deleted')).toMatchObject({
+      actor_id: 'admin',
+      data: { kind: 'Policy', name: 'no-bot-mail', change: 'deleted', changed_by: 'admin', object: null },
+    });
+    expect((await api('DELETE', '/policies/no-bot-mail')).status).toBe(404);
+  });
+
+  it('refuses a manifest policy (409, naming the file), an unknown one (404) and a caller without policies:manage (403)', async () => {
+    const owned = await api('DELETE', '/policies/prod-writes');
+    expect(owned.status).toBe(409);
+    expect(owned.body.error).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/policies\.yaml/),
+    });
+    const unknown = await api('DELETE', '/policies/never-was');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
+    const forbidden = await api('DELETE', '/policies/prod-writes', undefined, KEYS.reviewer);
+    expect(forbidden.status).toBe(403);
+    expect((await api('GET', '/policies/prod-writes')).status).toBe(200);
+  });
+});
+
+describe('DELETE /api/v1/capabilities/:name', () => {
+  it('refuses while a grant or a policy rule needs the capability, naming them; deletes once none does', async () => {
+    const registered = await api('POST', '/capabilities', { name: 'tickets.close', risk_level: 'low' });
+    expect(registered.status).toBe(201);
+    await api('POST', '/actors/helpdesk-bot/grants', { capability: 'tickets.close' });
+    await api('POST', '/policies', {
+      name: 'ticket-guard',
+      rules: [
+        { capability: 'email.send', outcome: 'ESCALATE', priority: 1, condition: "parameters.to == 'x'" },
+        { capability: 'tickets.close', outcome: 'ESCALATE', priority: 1, condition: "parameters.id == 'x'" },
+      ],
+    });
+
+    const inUse = await api('DELETE', '/capabilities/tickets.close');
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.error.code).toBe('CONFLICT');
+    expect(inUse.body.error.message).toContain('helpdesk-bot');
+    expect(inUse.body.error.message).toContain('ticket-guard rule 1');
+    expect(inUse.body.error.details).toEqual({
+      grants: [{ actor_id: 'helpdesk-bot', object: expect.any(String) }],
+      rules: [{ policy: 'ticket-guard', rule_index: 1 }],
+    });
+    expect((await proposeAs('helpdesk-bot', 'tickets.close', { id: 'y' })).body.outcome).toBe('ALLOW');
+
+    await api('DELETE', '/actors/helpdesk-bot/grants/tickets.close');
+    const stillRule = await api('DELETE', '/capabilities/tickets.close');
+    expect(stillRule.status).toBe(409);
+    expect(stillRule.body.error.message).not.toContain('helpdesk-bot');
+    await api('PUT', '/policies/ticket-guard', {
+      rules: [
+        { capability: 'email.send', outcome: 'ESCALATE', priority: 1, condition: "parameters.to == 'x'" },
+      ],
+    });
+
+    const deleted = await api('DELETE', '/capabilities/tickets.close');
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(deleted.body).toEqual({ name: 'tickets.close', deleted: true, objects: [registered.body.id] });
+    const names = (await api('GET', '/capabilities')).body.capabilities.map((c: { name: string }) => c.name);
+    expect(names).not.toContain('tickets.close');
+    expect(await lastEntry('capability.deleted')).toMatchObject({
+      actor_id: 'admin',
+      capability: 'tickets.close',
+      data: { kind: 'Capability', change: 'deleted', changed_by: 'admin', object: null },
+    });
+    const after = await proposeAs('helpdesk-bot', 'tickets.close', { id: 'y' });
+    expect(after.body.outcome).toBe('DENY');
+    expect((await api('DELETE', '/capabilities/tickets.close')).status).toBe(404);
+  });
+
+  it('refuses a manifest capability (409, naming the file) and a caller without capabilities:manage (403)', async () => {
+    const owned = await api('DELETE', '/capabilities/database.query');
+    expect(owned.status).toBe(409);
+    expect(owned.body.error.message).toMatch(/capabilities\.yaml/);
+    await api('POST', '/capabilities', { name: 'tickets.open', risk_level: 'low' });
+    const forbidden = await api('DELETE', '/capabilities/tickets.open', undefined, KEYS.reviewer);
+    expect(forbidden.status).toBe(403);
+    const badName = await api('DELETE', '/capabilities/Not_A_Name');
+    expect(badName.status).toBe(404);
   });
 });

@@ -22,6 +22,9 @@ describe('embedded mode persistence', () => {
       expect(
         (await api(first.url, 'POST', '/actors/crm-bot/grants', { capability: 'crm.export' })).status,
       ).toBe(201);
+      // A deleted policy stays deleted, and its deletion is not recorded again.
+      await api(first.url, 'POST', '/policies', { name: 'crm-old', rules: [] });
+      expect((await api(first.url, 'DELETE', '/policies/crm-old')).status).toBe(200);
       const configEvents = async (base: string) =>
         (await api(base, 'GET', '/audit/log?limit=200')).body.entries.filter(
           (e: { event_type: string }) => e.event_type !== 'governance.decision',
@@ -37,6 +40,7 @@ describe('embedded mode persistence', () => {
         });
         expect(decision.body.outcome).toBe('ESCALATE');
         expect((await api(second.url, 'GET', '/policies/crm-guard')).status).toBe(200);
+        expect((await api(second.url, 'GET', '/policies/crm-old')).status).toBe(404);
         expect(await configEvents(second.url)).toBe(before);
       } finally {
         await second.stop();

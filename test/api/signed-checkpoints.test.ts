@@ -7,6 +7,7 @@ import {
   formatVerifierKey,
   generateSigningKey,
   parseVerifierKey,
+  SIGNATURE_TYPE,
 } from '../../src/audit/note/note-keys.js';
 import { openNote } from '../../src/audit/note/signed-note.js';
 import { serveRefusal } from '../cli/support/cli-run.js';
@@ -87,6 +88,10 @@ describe('arbiter serve --audit-signing-key (embedded mode)', () => {
         return Number(/^arbiter_audit_checkpoint_signing_refusals_total (\d+)$/m.exec(metrics)?.[1] ?? 0);
       };
       await expect.poll(refusals, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      // A refusal is no outage: the unavailability counter, exported beside it, stays 0.
+      expect(String((await call(second.url, 'GET', '/metrics')).body)).toMatch(
+        /^arbiter_audit_checkpoint_signing_unavailable_total 0$/m,
+      );
       expect(
         second.logs.some((line) =>
           line.includes('audit checkpoint NOT signed: the tree does not extend the last signed checkpoint'),
@@ -104,8 +109,14 @@ describe('arbiter serve --audit-signing-key (embedded mode)', () => {
   it('refuses to start with a key file it cannot use, naming the file and the reason', async () => {
     const keys = await tempDir('arbiter-signing-');
     await writeFile(join(keys, 'public.vkey'), formatVerifierKey(generateSigningKey('a.test/log')));
+    const witnessKey = generateSigningKey('w.test/witness', SIGNATURE_TYPE.cosignatureV1);
+    await writeFile(join(keys, 'witness.key'), formatSigningKey(witnessKey), { mode: 0o600 });
     try {
       for (const [args, reason] of [
+        [
+          ['--audit-signing-key', join(keys, 'witness.key')],
+          /--audit-signing-key: .*witness\.key holds w\.test\/witness, a witness key \(type 0x04\): a log signs its checkpoints with a log key \(arbiter audit keygen without --witness\)/,
+        ],
         [
           ['--audit-signing-key', join(keys, 'public.vkey')],
           /--audit-signing-key: .*public\.vkey: private key does not start with PRIVATE\+KEY\+/,

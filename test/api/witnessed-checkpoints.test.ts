@@ -227,7 +227,7 @@ describe('arbiter serve --witness URL --witness-vkey VKEY (embedded mode, a real
           '--witness-vkey',
           join(dir, 'log-as-witness.vkey'),
         ],
-        /--witness-vkey a\.test\/log: not a witness key \(make one with arbiter audit keygen --witness\)/,
+        /--witness-vkey takes a witness's verifier key \(type 0x04\); a\.test\/log is a log key \(type 0x01\), whose signature says the log signed a checkpoint, not that a witness saw it \(make one with arbiter audit keygen --witness\)/,
       ],
     ] as const) {
       expect(await serveRefusal(dir, args)).toMatch(reason);

@@ -9,6 +9,7 @@ import { capability, grant, policy, proposal } from '../../src/engine/test-fixtu
 import { DecisionService, type Reviewer } from '../../src/governance/decision-service.js';
 import { InPathDecisions, kubernetesInPathRequest } from '../../src/governance/in-path-decisions.js';
 import { buildIndex } from '../../src/index/index.js';
+import { MemoryOneTimeUses } from '../../src/one-time-uses/index.js';
 
 /**
  * Four eyes: whoever proposed a decision may not approve it, under whichever name the
@@ -52,8 +53,9 @@ beforeEach(async () => {
     settings: resolveEngineSettings(),
     clock: () => new Date('2026-11-23T12:00:00Z'),
   };
-  service = new DecisionService({ ...deps, pendingTtlSeconds: 600 });
-  admission = new InPathDecisions({ ...deps, recorder: service.recorder });
+  const uses = new MemoryOneTimeUses(deps.clock);
+  service = new DecisionService({ ...deps, pendingTtlSeconds: 600, uses });
+  admission = new InPathDecisions({ ...deps, recorder: service.recorder, uses });
 });
 afterEach(async () => {
   await log.close();

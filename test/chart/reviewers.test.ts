@@ -299,6 +299,70 @@ describeWithControlPlane(
       expect(asWritten).toBe('true\nfalse\n');
     });
 
+    it('authorizes an approval by the approve verb and a deny by deny: a role with one cannot do the other', async () => {
+      const cp = controlPlane();
+      // Two ServiceAccounts in ops, each bound to a ClusterRole with one review verb only.
+      for (const verb of ['approve', 'deny']) {
+        const name = `${verb}-only`;
+        await create(cp, `${RBAC}/clusterroles`, {
+          metadata: { name: `arbiter-${name}` },
+          rules: [{ apiGroups: ['governance.arbiter.dev'], resources: ['decisions'], verbs: [verb] }],
+        });
+        await create(cp, '/api/v1/namespaces/ops/serviceaccounts', { metadata: { name } });
+        await create(cp, `${RBAC}/clusterrolebindings`, {
+          metadata: { name: `arbiter-${name}` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `arbiter-${name}` },
+          subjects: [{ kind: 'ServiceAccount', name, namespace: 'ops' }],
+        });
+        tokens[name] = await tokenOf('ops', name);
+      }
+      const toApprove = (await propose('deploy.production')).decision_id;
+      const toDeny = (await propose('deploy.production')).decision_id;
+      // Each tries the verb it lacks first: 403, naming what RBAC was asked; nothing recorded.
+      for (const [who, id, action] of [
+        ['approve-only', toDeny, 'deny'],
+        ['approve-only', toApprove, 'deny'],
+        ['deny-only', toApprove, 'approve'],
+        ['deny-only', toDeny, 'approve'],
+      ] as const) {
+        const refused = await review(who, id, action);
+        expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+        expect(refused.body.error).toMatchObject({
+          code: 'FORBIDDEN',
+          message: `"serviceaccount:ops/${who}" lacks the scope governance:review, and RBAC does not let user "system:serviceaccount:ops:${who}" ${action} decisions.governance.arbiter.dev "deploy.production"`,
+        });
+      }
+      expect([await statusOf(toApprove), await statusOf(toDeny)]).toEqual(['pending', 'pending']);
+      // Then the verb each holds.
+      const approved = await review('approve-only', toApprove, 'approve', 'approver');
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      const denied = await review('deny-only', toDeny, 'deny', 'denier');
+      expect(denied.status, JSON.stringify(denied.body)).toBe(200);
+      expect([await statusOf(toApprove), await statusOf(toDeny)]).toEqual(['approved', 'denied']);
+      // The audit log records each review once, by the reviewer that made it.
+      const entries = await call(
+        arbiter.url,
+        'GET',
+        '/api/v1/audit/log?event_type=governance.review&order=desc&limit=20',
+        { key: 'dev-admin-key' },
+      );
+      expect(entries.status, JSON.stringify(entries.body)).toBe(200);
+      const reviewOf = (who: string, action: string, comment: string) => ({
+        action,
+        reviewer: `serviceaccount:ops/${who}`,
+        reviewer_username: `system:serviceaccount:ops:${who}`,
+        reviewer_groups: SA_GROUPS('ops'),
+        comment,
+      });
+      const ours = (entries.body.entries as { decision_id: string; data: unknown }[]).filter((e) =>
+        [toApprove, toDeny].includes(e.decision_id),
+      );
+      expect(ours.map((e) => [e.decision_id, e.data])).toEqual([
+        [toDeny, reviewOf('deny-only', 'deny', 'denier')],
+        [toApprove, reviewOf('approve-only', 'approve', 'approver')],
+      ]);
+    });
+
     it('lets an auditor read decisions and the audit log, and nothing more', async () => {
       const { decision_id: id } = await propose('payments.transfer');
       expect((await decision('erin', id)).status).toBe(200);

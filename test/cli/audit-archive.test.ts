@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/audit/audit-log.js';
 import { FileAuditLog } from '../../src/audit/file/index.js';
+import { event } from '../../src/audit/file/test-fixtures.js';
 import { CLI, REPO, startArbiter } from '../support/arbiter-process.js';
 import { runArbiter, useFixtureDir } from './support/cli-run.js';
 
@@ -200,6 +201,53 @@ describe('arbiter audit archive', () => {
       await server.stop();
     }
     expect(await exists(fixtures.path('s.jsonl'))).toBe(false);
+  });
+
+  it("keeps a decision waiting for review, as far back as the server's --pending-ttl reaches", async () => {
+    // Nine days ago: ten decisions, the third waiting for review (a 10-day TTL), a checkpoint after them.
+    const data = fixtures.path('waiting');
+    const then = Date.now() - 9 * 86_400_000;
+    const log = await FileAuditLog.open({
+      dir: data,
+      checkpointEvery: { entries: 5, seconds: 3600 },
+      retainCheckpoints: 10,
+      now: () => new Date(then),
+    });
+    for (let i = 1; i <= 10; i += 1) {
+      const escalated = i === 3;
+      await log.append(
+        event({
+          timestamp: new Date(then).toISOString(),
+          decision_id: `dec-${i}`,
+          outcome: escalated ? 'ESCALATE' : 'ALLOW',
+          data: escalated ? { expires_at: new Date(then + 10 * 86_400_000).toISOString() } : {},
+        }),
+      );
+    }
+    while (((await log.checkpoints()).at(-1)?.seq ?? 0) < 10) await new Promise((r) => setTimeout(r, 5));
+    await log.close();
+    const args = (ttl: string[]) => [
+      'audit',
+      'archive',
+      '--data-dir',
+      data,
+      '--before',
+      new Date().toISOString(),
+      '--out',
+      `${data}-out/`,
+      ...ttl,
+    ];
+
+    const kept = await runArbiter(args(['--pending-ttl', String(10 * 86_400)]));
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({
+      archive: null,
+      kept: { seq: 3, reason: expect.stringMatching(/^decision dec-3 waits for review \(until /) },
+    });
+    // By default the server looks back a week only: it would never expire it, nor does this keep it.
+    const archived = await runArbiter(args([]));
+    expect(archived.code, archived.stderr).toBe(0);
+    expect(JSON.parse(archived.stdout)).toMatchObject({ archive: { from_seq: 1, to_seq: 10 } });
   });
 
   it('says what it needs', async () => {

@@ -144,7 +144,11 @@ describe('arbiter: errors a person can read', () => {
       expectFailure(yaml, 'serve', `API keys file ${notYaml}: `);
       const missingKey = fixtures.path('no-signing.key');
       const signing = await serve('--manifests', EXAMPLE_MANIFESTS, '--audit-signing-key', missingKey);
-      expectFailure(signing, 'serve', `--audit-signing-key: ${missingKey}: no such file or directory`);
+      expectFailure(
+        signing,
+        'serve',
+        `--audit-signing-key: cannot read ${missingKey}: no such file or directory`,
+      );
     });
 
     it('a checkpoint file that is not JSON', async () => {

@@ -67,6 +67,62 @@ describe('arbiter validate', () => {
     expect(result.stderr).toContain('3 object(s): 1 error(s)');
   });
 
+  it("type-checks conditions against the capability's parameter schema", async () => {
+    const folder = at('set-typed');
+    await write(
+      'set-typed/capability.yaml',
+      `apiVersion: governance.arbiter.dev/v1alpha1
+kind: Capability
+metadata:
+  name: db-query
+spec:
+  name: db.query
+  riskLevel: low
+  parameterSchema:
+    type: object
+    properties:
+      query: {type: string}
+      rows: {type: integer}
+`,
+    );
+    const policies = await write(
+      'set-typed/policies.yaml',
+      `apiVersion: governance.arbiter.dev/v1alpha1
+kind: Policy
+metadata:
+  name: typed
+spec:
+  rules:
+    - {capability: db.query, condition: "parameters.rows > 100 && parameters.query.startsWith('drop')", outcome: DENY}
+---
+apiVersion: governance.arbiter.dev/v1alpha1
+kind: Policy
+metadata:
+  name: query-as-bool
+spec:
+  rules:
+    - {capability: db.query, condition: "parameters.query", outcome: DENY}
+---
+apiVersion: governance.arbiter.dev/v1alpha1
+kind: Policy
+metadata:
+  name: mixed
+spec:
+  rules:
+    - {capability: db.query, condition: '1 + "a" == 2', outcome: DENY}
+`,
+    );
+    const result = await runArbiter(['validate', folder]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+      `${policies}:15: Policy/query-as-bool: InvalidCondition: policy query-as-bool, rule 0 (capability db.query): ` +
+        'the condition does not compile: a condition must be a bool, but this one is a value of type string',
+      `${policies}:23: Policy/mixed: InvalidCondition: policy mixed, rule 0 (capability db.query): ` +
+        "the condition does not compile: <input>:1:2: found no matching overload for '+' applied to (int, string)",
+    ]);
+    expect(result.stderr).toBe('4 object(s): 2 error(s), 0 warning(s)\n');
+  });
+
   it('warns about unknown capabilities, rules that can never decide and ambiguous rules; --strict fails on them', async () => {
     const folder = at('set2');
     await write('set2/capabilities.yaml', CAPABILITIES);

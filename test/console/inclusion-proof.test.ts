@@ -6,12 +6,20 @@ import { canonicalJson as serverCanonicalJson } from '../../src/audit/chain.js';
 import { leafHash as serverLeafHash } from '../../src/audit/merkle/tree-hash.js';
 import { naivePath, naiveRoot, numberedLeaves } from '../../src/audit/merkle/test-naive-tree.js';
 import { rootFromInclusionProof as serverRoot } from '../../src/audit/merkle/verify-inclusion.js';
-import { formatSigningKey, formatVerifierKey, generateSigningKey } from '../../src/audit/note/note-keys.js';
+import { formatCheckpoint } from '../../src/audit/note/checkpoint-note.js';
+import {
+  formatSigningKey,
+  formatVerifierKey,
+  generateSigningKey,
+  SIGNATURE_TYPE,
+} from '../../src/audit/note/note-keys.js';
+import { signatureLine, signNote } from '../../src/audit/note/signed-note.js';
 import { canonicalJson } from '../../console/src/integrity/canonical-json.js';
 import { rootFromInclusionProof } from '../../console/src/integrity/inclusion-proof.js';
 import {
+  checkNoteSignatures,
+  checkSignatures,
   parseVerifierKey,
-  verifyCheckpointSignatures,
 } from '../../console/src/integrity/verify-checkpoint-signature.js';
 import {
   verifyEntryInclusion,
@@ -109,6 +117,44 @@ describe('the browser Merkle check against the server code (RFC 6962 reference t
   });
 });
 
+describe('the browser check of checkpoint signatures: each key verifies only what it vouches for', () => {
+  const log = generateSigningKey('arbiter.test/log');
+  const witness = generateSigningKey('witness.test/w1', SIGNATURE_TYPE.cosignatureV1);
+  const text = formatCheckpoint({ origin: 'arbiter.test/log', size: 3, root: naiveRoot(numberedLeaves(3)) });
+  const cosignature = signatureLine(text, witness, 1_790_000_000);
+  const note = `${signNote(text, [log])}${cosignature}`;
+  const vkeys = { log: formatVerifierKey(log), witness: formatVerifierKey(witness) };
+
+  it("says signed for the log key's signature, cosigned for the witness key's, and unverified without a trusted key", async () => {
+    expect(await checkNoteSignatures(note, [])).toEqual([
+      { name: 'arbiter.test/log', status: 'unverified' },
+      { name: 'witness.test/w1', status: 'unverified' },
+    ]);
+    expect(await checkNoteSignatures(note, [vkeys.witness])).toEqual([
+      { name: 'arbiter.test/log', status: 'unverified' },
+      { name: 'witness.test/w1', status: 'cosigned' },
+    ]);
+    expect(await checkNoteSignatures(note, [vkeys.log, vkeys.witness])).toEqual([
+      { name: 'arbiter.test/log', status: 'signed' },
+      { name: 'witness.test/w1', status: 'cosigned' },
+    ]);
+  });
+
+  it('calls a cosignature invalid when it fails: altered time, or cut to the length of a plain signature', async () => {
+    const payload = Buffer.from(cosignature.trim().split(' ').at(-1)!, 'base64');
+    const line = (bytes: Buffer) => `\u2014 witness.test/w1 ${bytes.toString('base64')}\n`;
+    const laterTime = Buffer.from(payload);
+    laterTime[11] = laterTime[11]! ^ 1; // the last byte of the timestamp
+    const cut = Buffer.concat([payload.subarray(0, 4), payload.subarray(12)]);
+    for (const bytes of [laterTime, cut]) {
+      expect(await checkNoteSignatures(`${signNote(text, [log])}${line(bytes)}`, [vkeys.witness])).toEqual([
+        { name: 'arbiter.test/log', status: 'unverified' },
+        { name: 'witness.test/w1', status: 'invalid' },
+      ]);
+    }
+  });
+});
+
 describe('the browser check of real entries and proofs served by arbiter', () => {
   let arbiter: ArbiterProcess;
   let keys: string;
@@ -163,7 +209,9 @@ describe('the browser check of real entries and proofs served by arbiter', () =>
     for (const [i, entry] of entries.entries()) {
       const checkpoint = await verifyEntryInclusion(entry, proofs[i]!);
       expect([checkpoint.origin, checkpoint.size]).toEqual(['arbiter.test/console-proofs', treeSize]);
-      expect(await verifyCheckpointSignatures(checkpoint, [vkey])).toEqual(['arbiter.test/console-proofs']);
+      expect(await checkSignatures(checkpoint, [vkey])).toEqual([
+        { name: 'arbiter.test/console-proofs', status: 'signed' },
+      ]);
     }
   });
 
@@ -203,12 +251,16 @@ describe('the browser check of real entries and proofs served by arbiter', () =>
     const vkey = await parseVerifierKey(formatVerifierKey(key));
     const stranger = await parseVerifierKey(formatVerifierKey(generateSigningKey('someone.else/log')));
     const checkpoint = await verifyEntryInclusion(entries[0]!, proofs[0]!);
-    expect(await verifyCheckpointSignatures(checkpoint, [stranger])).toEqual([]);
+    expect(await checkSignatures(checkpoint, [stranger])).toEqual([
+      { name: 'arbiter.test/console-proofs', status: 'unverified' },
+    ]);
     const tampered = {
       ...checkpoint,
       text: checkpoint.text.replace(`\n${treeSize}\n`, `\n${treeSize - 1}\n`),
     };
-    await expect(verifyCheckpointSignatures(tampered, [vkey])).rejects.toThrow(/does not verify/);
+    expect(await checkSignatures(tampered, [vkey])).toEqual([
+      { name: 'arbiter.test/console-proofs', status: 'invalid' },
+    ]);
     await expect(parseVerifierKey('arbiter.test+00000000+AQ==')).rejects.toThrow();
   });
 });

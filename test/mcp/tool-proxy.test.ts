@@ -61,12 +61,32 @@ spec:
   )
   .join('---\n');
 
+/**
+ * agent-typed is an AI agent (its first typed ActorGrant says so) that also holds grants
+ * as automation: those are not its grants when it calls as an agent.
+ */
+const TYPED_GRANTS = `apiVersion: governance.arbiter.dev/v1alpha1
+kind: ActorGrant
+metadata: {name: agent-typed-1-as-agent}
+spec:
+  actor: {id: agent-typed, type: ai-agent}
+  grants: [{capability: mcp.notes.list_notes}]
+---
+apiVersion: governance.arbiter.dev/v1alpha1
+kind: ActorGrant
+metadata: {name: agent-typed-2-as-automation}
+spec:
+  actor: {id: agent-typed, type: automation}
+  grants: [{capability: mcp.notes.list_notes}, {capability: mcp.notes.purge_notes}]
+`;
+
 beforeAll(async () => {
   notes = await startNotesServer();
   silent = await startSilentServer();
   manifestsDir = await mkdtemp(join(tmpdir(), 'arbiter-mcp-manifests-'));
   await cp(join(REPO, 'examples/mcp/manifests'), manifestsDir, { recursive: true });
   await writeFile(join(manifestsDir, 'broken-upstreams.yaml'), BROKEN_UPSTREAMS);
+  await writeFile(join(manifestsDir, 'typed-grants.yaml'), TYPED_GRANTS);
   // After importing, the team marked a note's text sensitive, and the title of a note to
   // delete (an approved retry must then match on a keyed fingerprint).
   const imported = join(manifestsDir, 'capabilities.yaml');
@@ -137,6 +157,24 @@ describe('the MCP tool proxy', () => {
       // purge_notes is registered but not granted to agent-001.
       expect(tools.map((t) => t.name).sort()).toEqual(['add_note', 'delete_note', 'list_notes']);
       expect(tools.find((t) => t.name === 'add_note')?.inputSchema.required).toEqual(['title', 'text']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('leaves out a tool the actor holds only through a grant for another actor type', async () => {
+    const { client } = await agentSession('notes', KEYS.admin, { 'X-Arbiter-Actor': 'agent-typed' });
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['list_notes']);
+      // The list and the decision agree: called by name, it is refused for that reason.
+      const before = notes.calls.length;
+      const purge = await callTool(client, 'purge_notes');
+      expect(purge.isError).toBe(true);
+      expect(textOf(purge)).toContain(
+        'Actor agent-typed holds a grant for mcp.notes.purge_notes only as type automation, not as ai-agent (decision ',
+      );
+      expect(notes.calls.length).toBe(before);
     } finally {
       await client.close();
     }

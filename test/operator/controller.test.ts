@@ -214,6 +214,52 @@ describeWithControlPlane('controller: custom resources drive decisions', (contro
     });
   });
 
+  it('deletes policies and capabilities through the API as the caller, refusing a capability still in use', async () => {
+    const api = (method: string, path: string, body?: unknown) =>
+      call(arbiter.url, method, `/api/v1${path}`, { key: 'dev-admin-key', ...(body ? { body } : {}) });
+    const registered = await api('POST', '/capabilities', { name: 'db.drop_rows', risk_level: 'medium' });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    await api('POST', '/actors/agent-10/grants', { capability: 'db.drop_rows' });
+    const policy = await api('POST', '/policies', {
+      name: 'drop-guard',
+      rules: [{ capability: 'db.drop_rows', condition: 'parameters.rows > 10', outcome: 'DENY' }],
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+
+    const inUse = await api('DELETE', '/capabilities/db.drop_rows');
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.error.message).toContain('agent-10');
+    expect(inUse.body.error.message).toContain('drop-guard rule 0');
+    expect((await read('Capability', registered.body.id)).status).toBe(200);
+
+    expect((await api('DELETE', '/actors/agent-10/grants/db.drop_rows')).status).toBe(200);
+    const policyDeleted = await api('DELETE', '/policies/drop-guard');
+    expect(policyDeleted.status, JSON.stringify(policyDeleted.body)).toBe(200);
+    expect((await read('Policy', 'drop-guard')).status).toBe(404);
+    // Read-your-writes: the index no longer has it when the answer comes.
+    expect((await api('GET', '/policies/drop-guard')).status).toBe(404);
+    expect((await api('DELETE', '/policies/drop-guard')).status).toBe(404);
+
+    const deleted = await api('DELETE', '/capabilities/db.drop_rows');
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(deleted.body).toEqual({ name: 'db.drop_rows', deleted: true, objects: [registered.body.id] });
+    expect((await read('Capability', registered.body.id)).status).toBe(404);
+    const names = (await api('GET', '/capabilities')).body.capabilities.map((c: { name: string }) => c.name);
+    expect(names).not.toContain('db.drop_rows');
+
+    // The leader audits both deletions with the API caller, carried by the deleted-by mark.
+    for (const [eventType, name] of [
+      ['policy.deleted', 'drop-guard'],
+      ['capability.deleted', registered.body.id],
+    ]) {
+      const audited = await eventually(eventType, async () => {
+        const log = await api('GET', `/audit/log?event_type=${eventType}`);
+        return log.body.entries?.find((e: { data: { name: string } }) => e.data.name === name);
+      });
+      expect(audited.value.data).toMatchObject({ change: 'deleted', changed_by: 'admin', object: null });
+    }
+  });
+
   it('survives an API server restart: decisions keep flowing, then it resyncs', async () => {
     expect(await outcomeOf(arbiter, 'agent-7', 'files.read')).toBe('ALLOW');
     await controlPlane().stopApiServer();

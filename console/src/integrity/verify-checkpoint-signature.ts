@@ -1,4 +1,4 @@
-import type { SignedCheckpoint } from './checkpoint-note.js';
+import { parseSignedCheckpoint, type SignedCheckpoint } from './checkpoint-note.js';
 import { fromBase64, ProofCheckError, sameBytes } from './tree-hash.js';
 
 /** A C2SP note verifier key, `name+keyid+base64(type || public key)`; Ed25519 (0x01) or cosignature/v1 (0x04). */
@@ -31,15 +31,14 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
-/** The message a signature covers: the text, or for a cosignature its timestamped wrapper. */
+/** The message a signature covers and its signature bytes; undefined for a cosignature of the wrong length. */
 function signedMessage(
   key: VerifierKey,
   text: string,
   payload: Uint8Array<ArrayBuffer>,
-): { message: Uint8Array<ArrayBuffer>; signature: Uint8Array<ArrayBuffer> } {
+): { message: Uint8Array<ArrayBuffer>; signature: Uint8Array<ArrayBuffer> } | undefined {
   if (key.type === 'log') return { message: new TextEncoder().encode(text), signature: payload };
-  if (payload.length !== 8 + 64)
-    throw new ProofCheckError(`the cosignature of ${key.name} has the wrong length`);
+  if (payload.length !== 8 + 64) return undefined;
   const time = new DataView(payload.buffer, payload.byteOffset, 8).getBigUint64(0);
   return {
     message: new TextEncoder().encode(`cosignature/v1\ntime ${time}\n${text}`),
@@ -48,26 +47,48 @@ function signedMessage(
 }
 
 /**
- * The names of the trusted keys whose signatures on the checkpoint verify (WebCrypto
- * Ed25519). A signature by a trusted key that fails is an error: the note was forged or
- * altered. Keys that did not sign are simply absent from the answer.
+ * What one signature line of a checkpoint shows, against the keys the user trusts:
+ * `signed`, a trusted log key's signature verified (the log signed this checkpoint);
+ * `cosigned`, a trusted witness key's cosignature verified (the witness saw it, which says
+ * nothing of who signed it); `unverified`, no trusted key has this name and key ID, so the
+ * name is only what the note claims; `invalid`, a trusted key's signature fails: forged
+ * or altered.
  */
-export async function verifyCheckpointSignatures(
+export interface SignatureCheck {
+  name: string;
+  status: 'signed' | 'cosigned' | 'unverified' | 'invalid';
+}
+
+/** Each signature line of the checkpoint, checked with the trusted key of its name and ID (WebCrypto Ed25519). */
+export async function checkSignatures(
   checkpoint: SignedCheckpoint,
   keys: readonly VerifierKey[],
-): Promise<string[]> {
-  const verified: string[] = [];
-  for (const signature of checkpoint.signatures) {
-    const key = keys.find((k) => k.name === signature.name && k.keyId === signature.keyId);
-    if (key === undefined) continue;
-    const { message, signature: bytes } = signedMessage(key, checkpoint.text, signature.payload);
-    const publicKey = await crypto.subtle.importKey('raw', key.publicKey, { name: 'Ed25519' }, false, [
-      'verify',
-    ]);
-    if (!(await crypto.subtle.verify({ name: 'Ed25519' }, publicKey, bytes, message))) {
-      throw new ProofCheckError(`the signature of ${key.name} on the checkpoint does not verify`);
-    }
-    verified.push(key.name);
-  }
-  return verified;
+): Promise<SignatureCheck[]> {
+  return Promise.all(
+    checkpoint.signatures.map(async (signature): Promise<SignatureCheck> => {
+      const key = keys.find((k) => k.name === signature.name && k.keyId === signature.keyId);
+      if (key === undefined) return { name: signature.name, status: 'unverified' };
+      const verified = await verifies(key, checkpoint.text, signature.payload);
+      const status = !verified ? 'invalid' : key.type === 'log' ? 'signed' : 'cosigned';
+      return { name: signature.name, status };
+    }),
+  );
+}
+
+async function verifies(key: VerifierKey, text: string, payload: Uint8Array<ArrayBuffer>): Promise<boolean> {
+  const signed = signedMessage(key, text, payload);
+  if (signed === undefined) return false;
+  const publicKey = await crypto.subtle.importKey('raw', key.publicKey, { name: 'Ed25519' }, false, [
+    'verify',
+  ]);
+  return crypto.subtle.verify({ name: 'Ed25519' }, publicKey, signed.signature, signed.message);
+}
+
+/** A note's signatures checked with the keys the user trusts, as saved (one text per key). */
+export async function checkNoteSignatures(
+  note: string,
+  keyTexts: readonly string[],
+): Promise<SignatureCheck[]> {
+  const keys = await Promise.all(keyTexts.map(parseVerifierKey));
+  return checkSignatures(parseSignedCheckpoint(note), keys);
 }

@@ -3,8 +3,11 @@ import type { CheckpointView, VerifyReport } from '../api/types.js';
 import { DataTable } from '../components/data-table.js';
 import { Loaded } from '../components/loaded.js';
 import { formatTime, shortHash } from '../format.js';
-import { parseSignedCheckpoint } from '../integrity/checkpoint-note.js';
-import { parseVerifierKey } from '../integrity/verify-checkpoint-signature.js';
+import {
+  checkNoteSignatures,
+  parseVerifierKey,
+  type SignatureCheck,
+} from '../integrity/verify-checkpoint-signature.js';
 import { storeTrustedKeyTexts, trustedKeyTexts } from '../integrity/trusted-keys.js';
 import { useSession } from '../session-context.js';
 import { useFetch } from '../use-fetch.js';
@@ -38,22 +41,46 @@ function Verification() {
   );
 }
 
-/** The signers of a checkpoint's note: the log first, then the witnesses that cosigned it. */
-function signersOf(note: string): { log: string; witnesses: string[] } {
-  try {
-    const [log, ...witnesses] = parseSignedCheckpoint(note).signatures.map((s) => s.name);
-    return { log: log ?? '—', witnesses };
-  } catch {
-    return { log: 'unreadable note', witnesses: [] };
-  }
+const STATUS_TEXT: Record<SignatureCheck['status'], string> = {
+  signed: 'log signature verified',
+  cosigned: 'witness cosignature verified',
+  unverified: 'not verified',
+  invalid: 'does NOT verify with your trusted key',
+};
+
+/**
+ * The names a checkpoint's note is signed with, each as checked with the trusted keys:
+ * a name no trusted key vouches for is only what the note claims.
+ */
+function CheckpointSignatures({ note, keyTexts }: { note: string; keyTexts: readonly string[] }) {
+  const checks = useFetch(() => checkNoteSignatures(note, keyTexts), [note, keyTexts.join('\n')]);
+  return (
+    <td data-testid="signatures">
+      <Loaded fetched={checks}>
+        {(signatures) => (
+          <ul class="signatures">
+            {signatures.map((s, i) => (
+              <li key={i} class={s.status}>
+                {s.name}: {STATUS_TEXT[s.status]}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+    </td>
+  );
 }
 
-function Checkpoints() {
+function Checkpoints({ keyTexts }: { keyTexts: readonly string[] }) {
   const { client } = useSession();
   const fetched = useFetch(
     () => client.get<{ checkpoints: CheckpointView[] }>('audit/checkpoints'),
     [client],
   );
+  const signatures =
+    keyTexts.length === 0
+      ? 'Signatures (not verified: no key trusted)'
+      : 'Signatures (checked with your trusted keys)';
   return (
     <Loaded fetched={fetched}>
       {({ checkpoints }) =>
@@ -64,24 +91,25 @@ function Checkpoints() {
         ) : (
           <DataTable
             caption="Checkpoints of the chain head, newest first"
-            columns={['Seq', 'Time', 'Hash', 'Signed by', 'Witness cosignatures']}
+            columns={['Seq', 'Time', 'Hash', signatures]}
           >
-            {checkpoints.map((c) => {
-              const signers = c.note ? signersOf(c.note) : null;
-              return (
-                <tr key={c.seq}>
-                  <td class="number">{c.seq}</td>
-                  <td>{formatTime(c.time)}</td>
-                  <td>
-                    <code class="hash" title={c.hash}>
-                      {shortHash(c.hash)}
-                    </code>
-                  </td>
-                  <td>{signers ? signers.log : 'unsigned'}</td>
-                  <td>{signers ? signers.witnesses.join(', ') || 'none' : '—'}</td>
-                </tr>
-              );
-            })}
+            {checkpoints.map((c) => (
+              <tr key={c.seq}>
+                <td class="number">{c.seq}</td>
+                <td>{formatTime(c.time)}</td>
+                <td>
+                  <code class="hash" title={c.hash}>
+                    {shortHash(c.hash)}
+                  </code>
+                </td>
+                {c.note ? (
+                  // Keyed by the keys: a new set of keys starts a new check, never showing the last one's result.
+                  <CheckpointSignatures key={keyTexts.join('\n')} note={c.note} keyTexts={keyTexts} />
+                ) : (
+                  <td>unsigned</td>
+                )}
+              </tr>
+            ))}
           </DataTable>
         )
       }
@@ -90,7 +118,7 @@ function Checkpoints() {
 }
 
 /** The verifier keys the browser checks checkpoint signatures with. */
-function TrustedKeys() {
+function TrustedKeys({ onSaved }: { onSaved: (lines: string[]) => void }) {
   const [text, setText] = useState(trustedKeyTexts().join('\n'));
   const [message, setMessage] = useState<string | null>(null);
   const save = async (e: Event) => {
@@ -102,6 +130,7 @@ function TrustedKeys() {
     try {
       await Promise.all(lines.map(parseVerifierKey));
       storeTrustedKeyTexts(lines);
+      onSaved(lines);
       setMessage(`Saved ${lines.length} key(s) in this browser.`);
     } catch (err) {
       setMessage((err as Error).message);
@@ -126,6 +155,7 @@ function TrustedKeys() {
 }
 
 export function IntegrityView() {
+  const [keyTexts, setKeyTexts] = useState(trustedKeyTexts);
   return (
     <section aria-labelledby="integrity-title">
       <header class="view-header">
@@ -134,9 +164,9 @@ export function IntegrityView() {
       <h2>Chain verification</h2>
       <Verification />
       <h2>Checkpoints</h2>
-      <Checkpoints />
+      <Checkpoints keyTexts={keyTexts} />
       <h2>Trusted verifier keys</h2>
-      <TrustedKeys />
+      <TrustedKeys onSaved={setKeyTexts} />
     </section>
   );
 }

@@ -127,6 +127,18 @@ export function configurationRoutes(deps: ApiDependencies): Router {
     res.json(policyView(deps.index.current().policy(id)!));
   });
 
+  router.delete('/policies/:id', guard('policies:manage'), async (req, res) => {
+    const id = String(req.params.id);
+    await deps.config.deletePolicy(id, principalOf(req));
+    res.json({ id, deleted: true });
+  });
+
+  router.delete('/capabilities/:name', guard('capabilities:manage'), async (req, res) => {
+    const name = String(req.params.name);
+    const objects = await deps.config.deleteCapability(name, principalOf(req));
+    res.json({ name, deleted: true, objects });
+  });
+
   router.get('/actors/:id/grants', guard('governance:read'), (req, res) => {
     const query = validateList(stringQuery(req));
     const limit = parseLimit(query.limit);

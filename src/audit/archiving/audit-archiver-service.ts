@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArbiterError } from '../../model/index.js';
 import type { AuditLog } from '../audit-log.js';
+import type { ArchiveKeepers } from './archive-keepers.js';
 import { type ArchiveRequest, type ArchiveResult, archiveAuditLog } from './audit-archiver.js';
 
 /** An archive's file name: the seq range, zero-padded so that names sort in chain order. */
@@ -18,6 +19,8 @@ export class AuditArchiver {
     private readonly log: AuditLog,
     /** Undefined: archiving through the API is off (no persistent folder was given). */
     readonly dir: string | undefined,
+    /** What must outlive a cut (see ArchiveKeepers); none in tests of the log alone. */
+    private readonly keepers?: ArchiveKeepers,
   ) {}
 
   async run(
@@ -40,6 +43,7 @@ export class AuditArchiver {
       await mkdir(dir, { recursive: true });
       return await archiveAuditLog(this.log, {
         ...options,
+        ...(this.keepers ? { keepers: this.keepers } : {}),
         before,
         actor,
         path: (range) => join(dir, archiveFileName(range)),

@@ -7,6 +7,7 @@ import { storedText } from '../chain.js';
 import { LineChainVerifier, type LineVerifyOptions } from '../export-verify.js';
 import type { FileAuditLog } from '../file/file-audit-log.js';
 import { event, openLog, tempDir } from '../file/test-fixtures.js';
+import type { ArchiveKeepers } from './archive-keepers.js';
 import { type ArchiveRequest, archiveAuditLog } from './audit-archiver.js';
 import { AuditArchiver, archiveFileName } from './audit-archiver-service.js';
 import { answeringUpTo, linesOf, withOverrides } from './test-fixtures.js';
@@ -284,6 +285,103 @@ describe('which checkpoint ends an archive', () => {
     });
     const result = await archiveAuditLog(truncated, archiveBefore(new Date('2100-01-01T00:00:00.000Z')));
     expect(result.archive).toMatchObject({ from_seq: 1, to_seq: 20 });
+    await log.close();
+  });
+});
+
+describe('what the keepers need', () => {
+  /** Keepers that keep `seq` (if any) and note each call, in order, with the retained start then. */
+  function keepers(log: AuditLog, seq: number | undefined, calls: string[] = []): ArchiveKeepers {
+    return {
+      oldestInUse: () => {
+        calls.push('oldestInUse');
+        return Promise.resolve(
+          seq === undefined ? undefined : { seq, reason: `decision at ${seq} waits for review` },
+        );
+      },
+      carryOver: async (cut, actor) => {
+        calls.push(`carryOver ${cut.seq} by ${actor} (retained from ${(await log.retained()).from_seq})`);
+      },
+    };
+  }
+
+  it('the cut stays before the oldest entry in use, and the message says which and why', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 35);
+    const calls: string[] = [];
+    // Asked what is in use only once the checkpoints are read: all they cover is in the log.
+    const watched = withOverrides(log, {
+      checkpoints: () => {
+        calls.push('checkpoints');
+        return log.checkpoints();
+      },
+    });
+    const result = await archiveAuditLog(watched, {
+      ...archiveBefore(new Date(entries[33]!.timestamp)),
+      keepers: keepers(log, 25, calls),
+    });
+    expect(result.archive).toMatchObject({ from_seq: 1, to_seq: 20 });
+    expect(result.kept).toEqual({ seq: 25, reason: 'decision at 25 waits for review' });
+    expect(result.message).toBe(
+      'archived seq 1..20 (20 entries) to a.jsonl; entries from seq 25 on stay: decision at 25 waits for review',
+    );
+    // Carried over before anything was removed.
+    expect(calls).toEqual(['checkpoints', 'oldestInUse', 'carryOver 20 by admin (retained from 1)']);
+    expect((await log.query({ order: 'asc', limit: 1 })).entries[0]!.seq).toBe(21);
+    await log.close();
+  });
+
+  it('an entry in use at a checkpoint keeps that checkpoint too; one past every due checkpoint changes nothing', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 35);
+    const atCheckpoint = await archiveAuditLog(log, {
+      ...archiveBefore(new Date(entries[33]!.timestamp), 'first.jsonl'),
+      keepers: keepers(log, 20),
+    });
+    expect(atCheckpoint.archive).toMatchObject({ to_seq: 10 });
+    expect(atCheckpoint.kept?.seq).toBe(20);
+    const pastDue = await archiveAuditLog(log, {
+      ...archiveBefore(new Date(entries[33]!.timestamp), 'second.jsonl'),
+      keepers: keepers(log, 31),
+    });
+    expect(pastDue.archive).toMatchObject({ from_seq: 11, to_seq: 30 });
+    expect(pastDue.kept).toBeUndefined();
+    expect(pastDue.message).toBe('archived seq 11..30 (20 entries) to second.jsonl');
+    await log.close();
+  });
+
+  it('archives nothing when the oldest entry in use comes before every due checkpoint, and says so', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const calls: string[] = [];
+    const before = new Date(entries[23]!.timestamp);
+    const archiver = new AuditArchiver(log, join(dir, 'archives'), keepers(log, 3, calls));
+    const result = await archiver.run(before, 'admin');
+    expect(result).toMatchObject({ archive: null, kept: { seq: 3 }, retained: { from_seq: 1 } });
+    expect(result.message).toBe(
+      `nothing to archive: no checkpoint after seq 0 was taken before ${before.toISOString()}; entries from seq 3 on stay: decision at 3 waits for review`,
+    );
+    expect(calls).toEqual(['oldestInUse']);
+    expect((await log.query({ order: 'asc', limit: 1 })).total).toBe(25);
+    await log.close();
+  });
+
+  it('removes nothing when carrying over fails; the rerun carries over again and finishes', async () => {
+    const log = await open();
+    const entries = await appendHours(log, 25);
+    const request = archiveBefore(new Date(entries[22]!.timestamp));
+    const failing: ArchiveKeepers = {
+      ...keepers(log, undefined),
+      carryOver: () => Promise.reject(new Error('audit log unavailable')),
+    };
+    await expect(archiveAuditLog(log, { ...request, keepers: failing })).rejects.toThrow(
+      'audit log unavailable',
+    );
+    expect((await log.retained()).from_seq).toBe(1);
+    const calls: string[] = [];
+    const rerun = await archiveAuditLog(log, { ...request, keepers: keepers(log, undefined, calls) });
+    expect(rerun.archive).toMatchObject({ from_seq: 1, to_seq: 20 });
+    expect(calls).toEqual(['oldestInUse', 'carryOver 20 by admin (retained from 1)']);
     await log.close();
   });
 });

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { ArbiterError } from '../../model/index.js';
 import { systemEvent } from '../system-event.js';
 import type { AuditLog, Checkpoint, RetainedRange, RetentionAnchor } from '../audit-log.js';
+import type { ArchiveKeepers, KeptEntry } from './archive-keepers.js';
 import {
   type ArchiveFileSummary,
   digestFile,
@@ -22,6 +23,8 @@ export interface ArchiveRequest {
   path: (range: { from_seq: number; to_seq: number }) => string;
   /** Who asked: recorded in the audit.archived entry. */
   actor: string;
+  /** What must outlive the cut (pending decisions, the audited configuration); none by default. */
+  keepers?: ArchiveKeepers;
   now?: () => Date;
   /** Told after each step (logs; the crash tests stop the process there). */
   onStep?: (step: ArchiveStep, archive: ArchiveFileSummary) => Promise<void> | void;
@@ -32,28 +35,31 @@ export interface ArchiveResult {
   archive: ArchiveFileSummary | null;
   retained: RetainedRange;
   message: string;
+  /** The entry in use that stopped the cut before the newest checkpoint due, when one did. */
+  kept?: KeptEntry;
 }
 
 /**
  * Archives the oldest entries: writes them to a file, verifies the file, records the
  * retention anchor (the archived range's last checkpoint), and only then removes them
- * from the log, which records the run in an audit.archived entry. Killed at any point,
- * nothing is lost, and a rerun with the same `before` finishes the job.
+ * from the log, which records the run in an audit.archived entry. The cut stays before
+ * the oldest entry the keepers still use, and what they carry over is recorded before the
+ * cut. Killed at any point, nothing is lost, and a rerun with the same `before` finishes the job.
  */
 export async function archiveAuditLog(log: AuditLog, request: ArchiveRequest): Promise<ArchiveResult> {
   const now = request.now ?? (() => new Date());
   const retained = await log.retained();
-  const boundary = await archiveBoundary(log, retained, request.before);
+  const due = await dueCheckpoints(log, retained, request.before);
+  // Asked after the checkpoints were read: every entry up to them is in the log by now.
+  const { boundary, kept } = cutBefore(due, await request.keepers?.oldestInUse());
+  const keptNote = kept ? `; entries from seq ${kept.seq} on stay: ${kept.reason}` : '';
   if (!boundary) {
-    // An interrupted run may have recorded its anchor and not finished: finish it.
-    if (retained.anchor) {
-      await log.trim(retained.anchor);
-      await recordIfMissing(log, retained.anchor, request.actor, now);
-    }
+    await finishInterrupted(log, retained, request.actor, now);
     return {
       archive: null,
       retained: await log.retained(),
-      message: `nothing to archive: no checkpoint after seq ${retained.from_seq - 1} was taken before ${request.before.toISOString()}`,
+      message: `nothing to archive: no checkpoint after seq ${retained.from_seq - 1} was taken before ${request.before.toISOString()}${keptNote}`,
+      ...(kept ? { kept } : {}),
     };
   }
   const range = { from_seq: retained.from_seq, to_seq: boundary.seq };
@@ -61,6 +67,7 @@ export async function archiveAuditLog(log: AuditLog, request: ArchiveRequest): P
   const start = retained.anchor && { seq: retained.anchor.seq, hash: retained.anchor.hash };
   const archive = await writeVerified(log, path, start, boundary);
   await request.onStep?.('written', archive);
+  await request.keepers?.carryOver(boundary, request.actor);
 
   const anchor: RetentionAnchor = {
     seq: boundary.seq,
@@ -77,13 +84,36 @@ export async function archiveAuditLog(log: AuditLog, request: ArchiveRequest): P
       ...archive,
       before: request.before.toISOString(),
       anchor: { ...anchor },
+      ...(kept ? { kept: { ...kept } } : {}),
     }),
   );
   return {
     archive,
     retained: await log.retained(),
-    message: `archived seq ${archive.from_seq}..${archive.to_seq} (${archive.entries} entries) to ${archive.file}`,
+    message: `archived seq ${archive.from_seq}..${archive.to_seq} (${archive.entries} entries) to ${archive.file}${keptNote}`,
+    ...(kept ? { kept } : {}),
   };
+}
+
+/** The newest due checkpoint before the entry in use; `kept` when that entry moved the cut back. */
+function cutBefore(
+  due: Checkpoint[],
+  inUse: KeptEntry | undefined,
+): { boundary: Checkpoint | undefined; kept: KeptEntry | undefined } {
+  const boundary = due.filter((c) => inUse === undefined || c.seq < inUse.seq).at(-1);
+  return { boundary, kept: boundary === due.at(-1) ? undefined : inUse };
+}
+
+/** An interrupted run may have recorded its anchor and not finished: finishes it. */
+async function finishInterrupted(
+  log: AuditLog,
+  retained: RetainedRange,
+  actor: string,
+  now: () => Date,
+): Promise<void> {
+  if (!retained.anchor) return;
+  await log.trim(retained.anchor);
+  await recordIfMissing(log, retained.anchor, actor, now);
 }
 
 /** A run stopped between the trim and its audit.archived entry: the entry, as far as it is known now. */
@@ -105,17 +135,13 @@ async function recordIfMissing(
   );
 }
 
-/** The newest checkpoint past the retained start taken before `before`, that the log still holds. */
-async function archiveBoundary(
-  log: AuditLog,
-  retained: RetainedRange,
-  before: Date,
-): Promise<Checkpoint | undefined> {
+/** The checkpoints past the retained start taken before `before` that the log still holds, oldest first. */
+async function dueCheckpoints(log: AuditLog, retained: RetainedRange, before: Date): Promise<Checkpoint[]> {
   if (Number.isNaN(before.getTime())) throw new ArbiterError('INVALID_REQUEST', 'before is not a valid time');
   const head = await log.head();
-  return (await log.checkpoints())
-    .filter((c) => c.seq >= retained.from_seq && c.seq <= head.seq && Date.parse(c.time) < before.getTime())
-    .at(-1);
+  return (await log.checkpoints()).filter(
+    (c) => c.seq >= retained.from_seq && c.seq <= head.seq && Date.parse(c.time) < before.getTime(),
+  );
 }
 
 /**

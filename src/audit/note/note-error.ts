@@ -2,7 +2,12 @@
 export class NoteError extends Error {
   constructor(
     readonly code:
-      'note_malformed' | 'note_unverified' | 'key_malformed' | 'checkpoint_malformed' | 'cosignature_invalid',
+      | 'note_malformed'
+      | 'note_unverified'
+      | 'key_malformed'
+      | 'key_role'
+      | 'checkpoint_malformed'
+      | 'cosignature_invalid',
     message: string,
   ) {
     super(message);

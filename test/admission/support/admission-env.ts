@@ -89,9 +89,9 @@ export async function decisionCount(arbiter: ArbiterProcess): Promise<number> {
   return res.body.total as number;
 }
 
-/** The decision id a refusal names. */
+/** The decision id a refusal names as its own, `(decision ID)`; its reason may name others. */
 export function decisionIdIn(text: string): string {
-  const match = /decision ([0-9a-f-]{36})/.exec(text);
+  const match = /\(decision ([0-9a-f-]{36})\)/.exec(text);
   if (!match) throw new Error(`no decision id in: ${text}`);
   return match[1]!;
 }
