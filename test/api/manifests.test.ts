@@ -61,7 +61,7 @@ describe('manifests folder', () => {
 });
 
 describe('CLI', () => {
-  it('prints help and fails clearly on bad flags', async () => {
+  it('prints help, and refuses a wrong command line with one line and exit 2', async () => {
     const { execFile } = await import('node:child_process');
     const { CLI } = await import('../support/arbiter-process.js');
     const run = (args: string[]) =>
@@ -74,19 +74,19 @@ describe('CLI', () => {
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/--manifests DIR/);
     const missing = await run(['serve']);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/--api-keys/);
     const unknown = await run(['frobnicate']);
     expect(unknown.code).toBe(2);
     const keys = ['serve', '--api-keys', 'examples/api-keys.yaml'];
     const outcome = await run([...keys, '--default-outcome', 'MAYBE']);
-    expect(outcome.code).toBe(1);
+    expect(outcome.code).toBe(2);
     expect(outcome.err).toMatch(/--default-outcome must be ALLOW or DENY/);
     const timeout = await run([...keys, '--redis', 'redis://127.0.0.1:1', '--redis-timeout', '0']);
-    expect(timeout.code).toBe(1);
+    expect(timeout.code).toBe(2);
     expect(timeout.err).toMatch(/--redis-timeout/);
     const scheme = await run([...keys, '--redis', 'http://127.0.0.1:1']);
-    expect(scheme.code).toBe(1);
+    expect(scheme.code).toBe(2);
     expect(scheme.err).toMatch(
       /"http:\/\/127.0.0.1:1" is neither redis:\/\/HOST:PORT\/DB nor redis\+sentinel:\/\//,
     );

@@ -81,7 +81,7 @@ describe('arbiter mcp import', () => {
     ] as const) {
       const wrong = await arbiter('mcp', 'import', ...args);
       expect(wrong.code, message).toBe(2);
-      expect(wrong.stderr.split('\n')[0]).toBe(`arbiter mcp import: ${message}`);
+      expect(wrong.stderr).toBe(`arbiter mcp import: ${message} (see arbiter mcp import --help)\n`);
     }
   });
 });
