@@ -87,6 +87,15 @@ export const capabilitySchema = {
     description: { type: 'string' },
     risk_level: { type: 'string', enum: [...RISK_LEVELS] },
     parameter_schema: { type: 'object' },
+    mcp: {
+      type: 'object',
+      required: ['server', 'tool', 'definition_digest'],
+      properties: {
+        server: { type: 'string' },
+        tool: { type: 'string' },
+        definition_digest: { type: 'string' },
+      },
+    },
     created_at: nullableString,
   },
 } as const;

@@ -24,7 +24,13 @@ describe('wire format', () => {
       properties: Record<string, unknown>;
     };
     expect(schema.required).toEqual(['name', 'risk_level']);
-    expect(Object.keys(schema.properties)).toEqual(['name', 'description', 'risk_level', 'parameter_schema']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'name',
+      'description',
+      'risk_level',
+      'parameter_schema',
+      'mcp',
+    ]);
     expect(JSON.stringify(schema)).not.toContain('x-kubernetes');
   });
 });

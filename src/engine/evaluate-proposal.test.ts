@@ -40,6 +40,52 @@ describe('capability check', () => {
   });
 });
 
+describe('capability check of a pinned MCP tool', () => {
+  const pinned = `sha256:${'a'.repeat(64)}`;
+  const changed = `sha256:${'b'.repeat(64)}`;
+  const snapshot = buildIndex([
+    capability('mcp.notes.add_note', {
+      parameterSchema: { type: 'object', properties: { title: { type: 'string' } } },
+      mcp: { server: 'notes', tool: 'add_note', definitionDigest: pinned },
+    }),
+    grant('g', 'agent-1', [{ capability: 'mcp.notes.add_note' }]),
+  ]);
+  const evaluate = (observed: Parameters<typeof evaluateProposal>[4], parameters = {}) =>
+    evaluateProposal(snapshot, proposal('mcp.notes.add_note', parameters), NOON_UTC, settings, observed)
+      .decision;
+
+  it('denies a definition other than the pinned one with definition_changed, naming both digests', () => {
+    const d = evaluate({ toolDefinitionDigest: changed }, { title: 42 });
+    expect(d.outcome).toBe('DENY');
+    expect(d.evaluation).toMatchObject({
+      capability_check: 'definition_changed',
+      authority_check: 'skipped',
+    });
+    expect(d.reason).toBe(
+      `The definition of MCP tool add_note of server notes changed since mcp.notes.add_note was pinned: pinned ${pinned}, now ${changed}; review it and pin it again.`,
+    );
+  });
+
+  it('denies a tool the upstream no longer lists', () => {
+    const d = evaluate({ toolDefinitionDigest: null });
+    expect(d.evaluation.capability_check).toBe('definition_changed');
+    expect(d.reason).toContain(`pinned ${pinned}, now none (the upstream no longer lists it)`);
+  });
+
+  it('passes the pinned definition, and decides as before when nothing was observed', () => {
+    expect(evaluate({ toolDefinitionDigest: pinned }).outcome).toBe('ALLOW');
+    expect(evaluate({}).outcome).toBe('ALLOW');
+    expect(evaluate(undefined).evaluation.capability_check).toBe('pass');
+  });
+
+  it('does not check a capability without a pin', () => {
+    const d = evaluateProposal(world(), proposal('files.read'), NOON_UTC, settings, {
+      toolDefinitionDigest: changed,
+    }).decision;
+    expect(d.evaluation.capability_check).toBe('pass');
+  });
+});
+
 describe('authority check', () => {
   it('denies without a grant (no_grant)', () => {
     const d = run(world(), proposal('files.read', {}, { id: 'stranger' }));

@@ -2,6 +2,7 @@ import type { IndexedGrant, IndexSnapshot } from '../index/index.js';
 import type {
   EngineDecision,
   Evaluation,
+  Observations,
   Outcome,
   Proposal,
   RuleEvaluation,
@@ -32,14 +33,15 @@ export interface PreliminaryDecision {
 }
 
 /**
- * semantics.md steps 2 to 6, pure: the same snapshot, proposal, time and settings give
- * the same result.
+ * semantics.md steps 2 to 6, pure: the same snapshot, proposal, time, settings and
+ * observations give the same result.
  */
 export function evaluateProposal(
   snapshot: IndexSnapshot,
   proposal: Proposal,
   now: Date,
   settings: EngineSettings,
+  observed: Observations = {},
 ): PreliminaryDecision {
   const name = proposal.action.capability;
   const capability = snapshot.capability(name);
@@ -68,7 +70,7 @@ export function evaluateProposal(
   const deny = (reason: string, evaluation: Evaluation) =>
     done({ outcome: 'DENY', reason, risk_score: risk, constraints: {}, evaluation });
 
-  const capabilityResult = checkCapability(capability, proposal);
+  const capabilityResult = checkCapability(capability, proposal, observed);
   if (!capabilityResult.ok)
     return deny(capabilityResult.reason, { ...trail, capability_check: capabilityResult.code });
   const authority = checkAuthority(snapshot, proposal, now);

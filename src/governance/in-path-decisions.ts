@@ -6,7 +6,7 @@ import {
   type RateLimiter,
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
-import type { EngineDecision, Outcome, Proposal } from '../model/index.js';
+import type { EngineDecision, Observations, Outcome, Proposal } from '../model/index.js';
 import type { OneTimeUses } from '../one-time-uses/index.js';
 import { useApproval } from './approval-use.js';
 import {
@@ -43,6 +43,8 @@ export interface InPathRequest {
   recorded: { kubernetes: KubernetesRequestData } | { mcp: McpCallData };
   /** `--dry-run=server`: the same answer, but nothing recorded, used or counted. */
   dryRun: boolean;
+  /** What the caller observed for the engine (an MCP tool's current definition digest). */
+  observed?: Observations;
 }
 
 /** A Kubernetes API request as an in-path request, made by its authenticated user. */
@@ -84,7 +86,13 @@ export class InPathDecisions {
     const input = { ...request, recorded: this.keyed(request) };
     const { proposal, dryRun } = input;
     const now = this.deps.clock();
-    const preliminary = evaluateProposal(this.deps.index.current(), proposal, now, this.deps.settings);
+    const preliminary = evaluateProposal(
+      this.deps.index.current(),
+      proposal,
+      now,
+      this.deps.settings,
+      input.observed,
+    );
     const { limiter } = this.deps;
     const limit = preliminary.rateLimit;
     const at = now.getTime();

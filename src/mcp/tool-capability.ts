@@ -1,4 +1,8 @@
-import { CAPABILITY_NAME_PATTERN, CAPABILITY_NAME_MAX_LENGTH } from '../model/index.js';
+import {
+  CAPABILITY_NAME_PATTERN,
+  CAPABILITY_NAME_MAX_LENGTH,
+  MCP_SERVER_NAME_PATTERN,
+} from '../model/index.js';
 
 /**
  * The capability an MCP tool call is proposed as: `mcp.<server>.<tool>`, with the tool's
@@ -52,7 +56,7 @@ export function toolForCapability(server: string, capability: string): string | 
 }
 
 /** A server name is one capability segment, so that it cannot run into the tool's. */
-export const SERVER_NAME = /^[a-z][a-z0-9_-]*$/;
+export const SERVER_NAME = new RegExp(MCP_SERVER_NAME_PATTERN);
 
 const CAPABILITY_PATTERN = new RegExp(CAPABILITY_NAME_PATTERN);
 

@@ -26,6 +26,15 @@ export interface CapabilitySpec {
   description?: string;
   riskLevel: RiskLevel;
   parameterSchema?: Record<string, unknown>;
+  /** The MCP tool it stands for, pinned to the digest of its reviewed definition. */
+  mcp?: McpToolPin;
+}
+
+export interface McpToolPin {
+  server: string;
+  tool: string;
+  /** toolDefinitionDigest (src/mcp/tool-definition-digest.ts) of the reviewed definition. */
+  definitionDigest: string;
 }
 
 export interface PolicyRuleSpec {

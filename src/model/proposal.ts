@@ -8,7 +8,19 @@ export interface Proposal {
 }
 
 /** Stage results of the trail (service-interface.md 2.7, semantics.md pipeline). */
-export type CapabilityCheck = 'pass' | 'not_registered' | 'invalid_parameters';
+export type CapabilityCheck = 'pass' | 'not_registered' | 'definition_changed' | 'invalid_parameters';
+
+/**
+ * What the caller observed when the proposal was made, handed to the engine like the clock
+ * (the engine reads nothing itself). Absent members were not observed.
+ */
+export interface Observations {
+  /**
+   * The definition digest of the MCP tool a proxied call is for, as its upstream lists it
+   * now (src/mcp/tool-definition-digest.ts); null when the upstream no longer lists it.
+   */
+  toolDefinitionDigest?: string | null;
+}
 export type AuthorityCheck = 'pass' | 'no_grant' | 'outside_time_window' | 'rate_limited' | 'skipped';
 
 export interface RuleEvaluation {

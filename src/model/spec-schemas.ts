@@ -3,6 +3,7 @@ import {
   CAPABILITY_NAME_MAX_LENGTH,
   CAPABILITY_NAME_PATTERN,
   ENFORCEMENT_ACTIONS,
+  MCP_SERVER_NAME_PATTERN,
   OUTCOMES,
   RISK_LEVELS,
   SUBJECT_KINDS,
@@ -34,6 +35,33 @@ export const capabilitySpecSchema = {
       type: 'object',
       description: 'JSON Schema of the action parameters.',
       'x-kubernetes-preserve-unknown-fields': true,
+    },
+    mcp: {
+      type: 'object',
+      required: ['server', 'tool', 'definitionDigest'],
+      additionalProperties: false,
+      description:
+        'The MCP tool this capability stands for, pinned to its definition: a call is denied while the tool the upstream lists has another digest.',
+      properties: {
+        server: {
+          type: 'string',
+          pattern: MCP_SERVER_NAME_PATTERN,
+          maxLength: CAPABILITY_NAME_MAX_LENGTH,
+          description: 'The upstream, as in --mcp-server NAME=URL.',
+        },
+        tool: {
+          type: 'string',
+          minLength: 1,
+          maxLength: CAPABILITY_NAME_MAX_LENGTH,
+          description: "The tool's name.",
+        },
+        definitionDigest: {
+          type: 'string',
+          pattern: '^sha256:[0-9a-f]{64}$',
+          description:
+            "sha256: and the hex SHA-256 of the RFC 8785 JSON of the tool's name, title, description, inputSchema, outputSchema and annotations.",
+        },
+      },
     },
   },
 } as const;

@@ -32,6 +32,9 @@ export const OUTCOME_RESTRICTIVENESS: readonly Outcome[] = [
 export const CAPABILITY_NAME_PATTERN = '^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)+$';
 export const CAPABILITY_NAME_MAX_LENGTH = 128;
 
+/** An MCP upstream's name is one capability segment, so that it cannot run into the tool's. */
+export const MCP_SERVER_NAME_PATTERN = '^[a-z][a-z0-9_-]*$';
+
 export const EVENT_TYPES = [
   'governance.decision',
   'governance.execution',

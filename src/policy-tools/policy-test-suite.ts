@@ -81,7 +81,9 @@ const suiteSchema = {
                 properties: {
                   outcome: { enum: [...OUTCOMES] },
                   policy: { type: ['string', 'null'] },
-                  capabilityCheck: { enum: ['pass', 'not_registered', 'invalid_parameters'] },
+                  capabilityCheck: {
+                    enum: ['pass', 'not_registered', 'definition_changed', 'invalid_parameters'],
+                  },
                   authorityCheck: {
                     enum: ['pass', 'no_grant', 'outside_time_window', 'rate_limited', 'skipped'],
                   },

@@ -41,6 +41,7 @@ function capabilityView(capability: IndexedCapability) {
     description: capability.spec.description ?? '',
     risk_level: capability.spec.riskLevel,
     parameter_schema: capability.spec.parameterSchema ?? {},
+    ...(capability.spec.mcp ? { mcp: toWire(capability.spec.mcp) } : {}),
     created_at: capability.createdAt ?? null,
   };
 }
