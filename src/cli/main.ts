@@ -42,7 +42,7 @@ const COMMANDS: readonly Command[] = [
   },
   {
     words: ['mcp', 'import'],
-    usage: 'mcp import URL --server NAME [--out FILE]',
+    usage: 'mcp import URL --server NAME [--out FILE | --diff PATH]',
     summary: "write Capability manifests for an MCP server's tools",
     run: async (argv) => (await import('./mcp-import.js')).runMcpImport(argv),
   },

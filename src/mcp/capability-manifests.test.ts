@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex } from '../index/index.js';
 import { capabilitiesForTools, riskOf } from './capability-manifests.js';
+import { toolDefinitionDigest } from './tool-definition-digest.js';
 
 describe('capabilities for MCP tools', () => {
   it('take their risk from the annotations: read-only low, destructive high, else medium', () => {
@@ -10,17 +11,18 @@ describe('capabilities for MCP tools', () => {
     expect(riskOf({})).toBe('medium');
   });
 
-  it('load as valid objects, without the schema dialect, and skip what has no capability', () => {
-    const { manifests, skipped } = capabilitiesForTools('files', [
-      {
-        name: 'readFile',
-        title: 'Read a file',
-        inputSchema: {
-          $schema: 'https://json-schema.org/draft/2020-12/schema',
-          type: 'object',
-          properties: { path: { type: 'string' } },
-        },
+  it('load as valid objects, pinned, without the schema dialect, and skip what has no capability', () => {
+    const readFile = {
+      name: 'readFile',
+      title: 'Read a file',
+      inputSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object' as const,
+        properties: { path: { type: 'string' } },
       },
+    };
+    const { manifests, skipped } = capabilitiesForTools('files', [
+      readFile,
       { name: 'x'.repeat(200), inputSchema: { type: 'object' } },
     ]);
     expect(skipped).toEqual([
@@ -31,9 +33,8 @@ describe('capabilities for MCP tools', () => {
       description: 'Read a file',
       riskLevel: 'medium',
       parameterSchema: { type: 'object', properties: { path: { type: 'string' } } },
-    });
-    expect(manifests[0]?.metadata.annotations).toEqual({
-      'governance.arbiter.dev/mcp-tool': 'files/readFile',
+      // The digest is of the definition as listed, the dialect included.
+      mcp: { server: 'files', tool: 'readFile', definitionDigest: toolDefinitionDigest(readFile) },
     });
     const index = buildIndex(manifests);
     expect(index.capability('mcp.files.read-file')).toBeDefined();

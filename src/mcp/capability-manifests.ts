@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CapabilityObject, RiskLevel } from '../model/index.js';
 import { capabilityObjectName } from '../sources/object-names.js';
 import { capabilityForTool } from './tool-capability.js';
+import { toolDefinitionDigest } from './tool-definition-digest.js';
 
 export interface ImportedCapabilities {
   manifests: CapabilityObject[];
@@ -12,8 +13,9 @@ export interface ImportedCapabilities {
 /**
  * Capability manifests for an MCP server's tools, for a team to review and commit: the
  * capability mcp.<server>.<tool>, the tool's description, its inputSchema as the
- * parameter schema, and a risk level from its annotations. Annotations are hints from the
- * server, not guarantees, which is why a person reviews the result.
+ * parameter schema, a risk level from its annotations, and the pin of the definition that
+ * was reviewed (spec.mcp). Annotations are hints from the server, not guarantees, which is
+ * why a person reviews the result.
  */
 export function capabilitiesForTools(server: string, tools: readonly Tool[]): ImportedCapabilities {
   const manifests: CapabilityObject[] = [];
@@ -28,15 +30,13 @@ export function capabilitiesForTools(server: string, tools: readonly Tool[]): Im
     manifests.push({
       apiVersion: 'governance.arbiter.dev/v1alpha1',
       kind: 'Capability',
-      metadata: {
-        name: capabilityObjectName(capability),
-        annotations: { 'governance.arbiter.dev/mcp-tool': `${server}/${tool.name}` },
-      },
+      metadata: { name: capabilityObjectName(capability) },
       spec: {
         name: capability,
         description: describe(tool),
         riskLevel: riskOf(tool),
         parameterSchema,
+        mcp: { server, tool: tool.name, definitionDigest: toolDefinitionDigest(tool) },
       },
     });
   }
