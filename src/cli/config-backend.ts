@@ -4,6 +4,7 @@ import { KubernetesConfig } from '../controller/index.js';
 import type { ConfigAuditor } from '../governance/config-auditor.js';
 import type { ConfigWriter } from '../governance/config-writer.js';
 import type { IndexStore } from '../index/index.js';
+import type { ToolDefinitionStatus } from '../mcp/definition-changes.js';
 import type { Metrics } from '../metrics/index.js';
 import { ApiObjectFile } from '../sources/api-object-file.js';
 import { FirstSeenFile } from '../sources/first-seen-file.js';
@@ -23,6 +24,8 @@ export interface ConfigBackend {
   /** Leadership changes (cluster mode; never called without a cluster); returns unsubscribe. */
   onLeadership(listener: (leading: boolean) => void): () => void;
   observe(metrics: Metrics): void;
+  /** Where Capabilities show a pinned MCP tool's changed definition (cluster mode only). */
+  toolDefinitionStatus?: ToolDefinitionStatus;
 }
 
 export interface ConfigBackendDeps {

@@ -16,7 +16,10 @@ import { governanceKeepers } from '../governance/archive-keepers.js';
 import { ConfigAuditor } from '../governance/config-auditor.js';
 import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
+import { DefinitionChanges } from '../mcp/definition-changes.js';
 import { GovernedToolCalls } from '../mcp/governed-tool-calls.js';
+import { ToolDefinitions } from '../mcp/tool-definitions.js';
+import { ToolPins } from '../mcp/tool-pins.js';
 import { ToolProxy } from '../mcp/tool-proxy.js';
 import { openParameterMasker } from './mask-key.js';
 import type { RollbackReport } from '../audit/audit-log.js';
@@ -245,6 +248,17 @@ async function startOnServer(
             index,
             metrics,
             logger: logger.child({ component: 'tool-proxy' }),
+            pins: new ToolPins(
+              new ToolDefinitions(clock),
+              new DefinitionChanges({
+                audit,
+                uses,
+                metrics,
+                clock,
+                logger: logger.child({ component: 'tool-proxy' }),
+                status: config.toolDefinitionStatus,
+              }),
+            ),
           }),
           index,
           logger: logger.child({ component: 'tool-proxy' }),

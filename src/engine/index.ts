@@ -18,3 +18,4 @@ export { MemoryRateLimiter, type MemoryRateLimiterOptions } from './memory-rate-
 export { riskScore } from './risk-score.js';
 export { checkTimeWindow, type WindowVerdict } from './time-window.js';
 export { unreachableRules, type RuleFinding } from './unreachable-rules.js';
+export { definitionChanged } from './capability-check.js';

@@ -10,6 +10,7 @@ import type { ActorType, Proposal } from '../model/index.js';
 import { failureText } from './failure-text.js';
 import { bounded, summariseToolResult } from './result-summary.js';
 import { capabilityForTool } from './tool-capability.js';
+import type { ToolPins } from './tool-pins.js';
 import type { UpstreamSession } from './upstream-session.js';
 
 /** The agent behind an MCP session: who authenticated, and the actor it acts as. */
@@ -29,6 +30,8 @@ export interface GovernedToolCallsDeps {
   index: { current(): IndexSnapshot };
   metrics: Metrics;
   logger: Logger;
+  /** Hides and refuses tools whose definition is not the pinned one. */
+  pins: ToolPins;
 }
 
 /** Who the execution entries of the tool proxy name as reporter. */
@@ -46,10 +49,10 @@ export const OUTCOME_META = 'dev.arbiter/outcome';
 export class GovernedToolCalls {
   constructor(private readonly deps: GovernedToolCallsDeps) {}
 
-  /** The upstream's tools the actor may call now: capability registered and granted. */
+  /** The upstream's tools the actor may call now: registered, granted, and as pinned. */
   async list(agent: AgentSession, upstream: UpstreamSession): Promise<Tool[]> {
-    const tools = await upstream.listTools();
     const snapshot = this.deps.index.current();
+    const tools = await this.deps.pins.admitted(upstream.upstream.name, await upstream.listTools(), snapshot);
     return tools.filter((tool) => {
       const capability = capabilityForTool(upstream.upstream.name, tool.name);
       if (!capability || !snapshot.capability(capability)) return false;
@@ -72,7 +75,7 @@ export class GovernedToolCalls {
       return toolError(`the tool name "${tool}" cannot be governed: its capability name would be too long`);
     }
     const proposal = proposalOf(agent, capability, args);
-    const verdict = await this.decide(agent, proposal, server, tool);
+    const verdict = await this.decide(agent, proposal, upstream, tool);
     const meta = { [DECISION_META]: verdict.decisionId!, [OUTCOME_META]: verdict.outcome };
     if (verdict.outcome === 'DENY') {
       this.deps.metrics.mcpToolCalls.inc({ server, result: 'denied' });
@@ -99,9 +102,10 @@ export class GovernedToolCalls {
   private async decide(
     agent: AgentSession,
     proposal: Proposal,
-    server: string,
+    upstream: UpstreamSession,
     tool: string,
   ): Promise<InPathVerdict> {
+    const server = upstream.upstream.name;
     const args = proposal.action.parameters;
     const fingerprint = hash(
       'sha256',
@@ -109,11 +113,15 @@ export class GovernedToolCalls {
       'hex',
     );
     try {
+      // A pinned tool is checked against the definition its upstream lists now.
+      const capability = this.deps.index.current().capability(proposal.action.capability);
+      const observed = await this.deps.pins.observation(upstream, capability, tool);
       return await this.deps.decisions.decide({
         proposal,
         principal: agent.principal,
         recorded: { mcp: { fingerprint, server, session_id: agent.sessionId, tool } },
         dryRun: false,
+        observed,
       });
     } catch (err) {
       // No recorded decision, no call: fail closed.

@@ -182,6 +182,14 @@ export class Metrics {
     labelNames: ['server', 'result'] as const,
     registers: [this.registry],
   });
+  readonly mcpToolDefinitionChanges = new Counter({
+    name: 'arbiter_mcp_tool_definition_changes_total',
+    help:
+      'MCP tool definitions found changed from their pin and recorded (mcp.tool.changed), ' +
+      'by upstream server and tool; across replicas each change counts once',
+    labelNames: ['server', 'tool'] as const,
+    registers: [this.registry],
+  });
   readonly mcpUpstreamSeconds = new Histogram({
     name: 'arbiter_mcp_upstream_duration_seconds',
     help: 'Time an upstream MCP server took to answer a forwarded tool call',

@@ -52,5 +52,7 @@ export const EVENT_TYPES = [
   'audit.archived',
   // The audited configuration, written before an archive run removes the events it was built from.
   'config.snapshot',
+  // The tool proxy found an MCP tool's definition other than its pin (once per new definition).
+  'mcp.tool.changed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
