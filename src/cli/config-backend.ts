@@ -88,5 +88,6 @@ function kubernetesBackend(options: KubernetesOptions, deps: ConfigBackendDeps):
     isLeader: () => config.isLeader(),
     onLeadership: (listener) => config.onLeadership(listener),
     observe: (metrics) => metrics.observeController(config),
+    toolDefinitionStatus: config.toolDefinitionConditions,
   };
 }

@@ -64,10 +64,16 @@ export class CustomObjects {
     ).then(() => undefined);
   }
 
-  patchStatus(kind: Kind, name: string, status: unknown): Promise<RawObject> {
+  /**
+   * Merge-patches `.status`; with `resourceVersion` only if the object is still at it
+   * (CONFLICT otherwise), so that a write made from a stale copy never drops another
+   * writer's condition.
+   */
+  patchStatus(kind: Kind, name: string, status: unknown, resourceVersion?: string): Promise<RawObject> {
+    const body = resourceVersion === undefined ? { status } : { metadata: { resourceVersion }, status };
     return this.call(
       this.api.patchClusterCustomObjectStatus(
-        { ...this.target(kind), name, body: { status } },
+        { ...this.target(kind), name, body },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
       `write the status of ${kind} ${name}`,

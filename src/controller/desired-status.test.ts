@@ -34,11 +34,25 @@ describe('desiredStatus', () => {
     expect(desiredStatus('Policy', policy(written), accepted, new Date())).toBeUndefined();
   });
 
+  it("keeps the conditions other writers own (the tool proxy's ToolDefinitionCurrent)", () => {
+    const foreign = {
+      type: 'ToolDefinitionCurrent',
+      status: 'False',
+      reason: 'DefinitionChanged',
+      message: 'pinned sha256:a, now sha256:b',
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    };
+    const written = desiredStatus('Policy', policy({ conditions: [foreign] }), accepted, now)!;
+    expect(written.conditions.map((c) => c.type)).toEqual(['Ready', 'ToolDefinitionCurrent']);
+    expect(written.conditions[1]).toEqual(foreign);
+    expect(desiredStatus('Policy', policy(written), accepted, now)).toBeUndefined();
+  });
+
   it('keeps lastTransitionTime unless Ready flips', () => {
     const written = desiredStatus('Policy', policy(), accepted, now)!;
     const later = new Date('2025-02-01T00:00:00Z');
     const reworded = desiredStatus('Policy', policy(written), { ...accepted, message: 'fine' }, later)!;
-    expect(reworded.conditions[0]!.lastTransitionTime).toBe('2025-01-02T03:04:05Z');
+    expect(reworded.conditions[0].lastTransitionTime).toBe('2025-01-02T03:04:05Z');
     const rejected: ObjectStatus = {
       ready: false,
       reason: 'InvalidCondition',

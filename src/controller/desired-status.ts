@@ -3,20 +3,30 @@ import type { Kind, ObjectStatus } from '../model/index.js';
 import type { RawObject } from './resources.js';
 import type { SchemaProblem } from './validated-objects.js';
 
-/** The Ready condition as the CRDs define it (metav1.Condition). */
-export interface ReadyCondition {
-  type: 'Ready';
-  status: 'True' | 'False';
+/** A condition as the CRDs define it (metav1.Condition). */
+export interface StatusCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
   reason: string;
   message: string;
   observedGeneration?: number;
   lastTransitionTime: string;
 }
 
-/** `.status` of the three kinds (the counts feed `kubectl get` columns). */
+/** The condition the controller owns. */
+export interface ReadyCondition extends StatusCondition {
+  type: 'Ready';
+  status: 'True' | 'False';
+}
+
+/**
+ * `.status` of the three kinds (the counts feed `kubectl get` columns). Ready comes first;
+ * conditions of other types belong to other writers (ToolDefinitionCurrent, written by the
+ * tool proxy) and are kept as they are.
+ */
 export interface ObjectStatusBody {
   observedGeneration?: number;
-  conditions: ReadyCondition[];
+  conditions: [ReadyCondition, ...StatusCondition[]];
   ruleCount?: number;
   grantCount?: number;
 }
@@ -67,17 +77,25 @@ export function desiredStatus(
     reason: verdict.reason,
     message: verdict.message.slice(0, MESSAGE_MAX_LENGTH),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    lastTransitionTime:
-      previous?.status === status && previous.lastTransitionTime
-        ? previous.lastTransitionTime
-        : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    lastTransitionTime: transitionTime(previous, status, now),
   };
+  const others = current?.conditions?.filter((c) => c.type !== 'Ready') ?? [];
   const desired: ObjectStatusBody = {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    conditions: [condition],
+    conditions: [condition, ...others],
     ...countsOf(kind, raw),
   };
   return sameStatus(current, desired) ? undefined : desired;
+}
+
+/** A condition's lastTransitionTime: kept while its status stays, else now (in seconds). */
+export function transitionTime(
+  previous: Pick<StatusCondition, 'status' | 'lastTransitionTime'> | undefined,
+  status: StatusCondition['status'],
+  now: Date,
+): string {
+  if (previous?.status === status && previous.lastTransitionTime) return previous.lastTransitionTime;
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function countsOf(kind: Kind, raw: RawObject): Pick<ObjectStatusBody, 'ruleCount' | 'grantCount'> {

@@ -89,6 +89,11 @@ export class KindWatcher {
     return (this.current?.list() ?? []) as readonly RawObject[];
   }
 
+  /** One object of the cache by name (the kinds are cluster-scoped). */
+  object(name: string): RawObject | undefined {
+    return this.current?.get(name) as RawObject | undefined;
+  }
+
   start(): void {
     void this.connect();
   }

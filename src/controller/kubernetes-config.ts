@@ -16,6 +16,7 @@ import { LeaderDuties, type PublishedState } from './leader-duties.js';
 import { DEFAULT_LEASE_TIMING, LeaderElector, type LeaseSettings } from './leader-elector.js';
 import type { RawObject } from './resources.js';
 import { StatusWriter } from './status-writer.js';
+import { ToolDefinitionConditions } from './tool-definition-conditions.js';
 import { ValidatedObjects } from './validated-objects.js';
 import { VersionWaiters } from './version-waiters.js';
 import { WatchHealth } from './watch-health.js';
@@ -74,6 +75,8 @@ export class KubernetesConfig implements ConfigWriter {
   private published: PublishedState | undefined;
   private readonly leadershipListeners = new Set<(leading: boolean) => void>();
   private firstPublish: () => void = () => undefined;
+  /** Where the tool proxy shows on a pinned Capability whether its tool is as pinned. */
+  readonly toolDefinitionConditions: ToolDefinitionConditions;
   private readonly firstPublished = new Promise<void>((resolve) => (this.firstPublish = resolve));
 
   constructor(private readonly deps: KubernetesConfigDeps) {
@@ -81,6 +84,12 @@ export class KubernetesConfig implements ConfigWriter {
     const logger = deps.logger;
     const objects = new CustomObjects(deps.kubeConfig, this.settings.requestTimeoutMs);
     const deletions = new DeletionNotes(() => deps.clock().getTime());
+    this.toolDefinitionConditions = new ToolDefinitionConditions({
+      objects,
+      cached: (name) => this.watcherOf('Capability').object(name),
+      clock: deps.clock,
+      logger: logger.child({ component: 'tool-definitions' }),
+    });
     this.waiters = new VersionWaiters(this.settings.readYourWritesTimeoutMs);
     this.rebuild = new CoalescedTask(
       () => this.rebuildIndex(),

@@ -51,18 +51,25 @@ export class StatusWriter {
   private async write(kind: Kind, raw: RawObject, desired: ObjectStatusBody): Promise<boolean> {
     const name = raw.metadata?.name ?? '';
     try {
-      await this.deps.objects.patchStatus(kind, name, desired);
+      await this.deps.objects.patchStatus(kind, name, desired, raw.metadata?.resourceVersion);
     } catch (err) {
+      const code = err instanceof ArbiterError ? err.code : undefined;
       // Deleted meanwhile: nothing to report on.
-      if (err instanceof ArbiterError && err.code === 'NOT_FOUND') return true;
+      if (code === 'NOT_FOUND') return true;
+      // Changed meanwhile (another writer's condition, a new generation): the next pass,
+      // from the newer copy, writes it.
+      if (code === 'CONFLICT') {
+        this.deps.logger.debug({ kind, name }, 'status changed meanwhile; writing it again');
+        return false;
+      }
       this.deps.logger.warn({ err, kind, name }, 'could not write status');
       return false;
     }
     const [condition] = desired.conditions;
-    if (condition && condition.status === 'False' && isNewRejection(raw, desired)) {
+    if (condition.status === 'False' && isNewRejection(raw, desired)) {
       await this.deps.events.warning(kind, raw, condition.reason, condition.message);
     }
-    this.deps.logger.debug({ kind, name, reason: condition?.reason }, 'status written');
+    this.deps.logger.debug({ kind, name, reason: condition.reason }, 'status written');
     return true;
   }
 }
