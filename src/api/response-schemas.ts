@@ -63,7 +63,8 @@ export const decisionRecordSchema = {
         },
         mcp: {
           type: ['object', 'null'],
-          description: 'For tool-proxy decisions: the MCP call (server, tool, session_id).',
+          description:
+            'For tool-proxy decisions: the MCP call (server, tool, session_id, and definition_digest for a pinned tool).',
         },
         reviews: { type: 'array', items: { type: 'object' } },
         execution: { type: ['object', 'null'] },

@@ -29,6 +29,11 @@ export interface McpCallData {
   session_id: string;
   /** Identifies "the same call" for an approved retry: actor, tool and arguments. */
   fingerprint: string;
+  /**
+   * For a pinned tool: the definition digest its upstream listed when the call was decided
+   * (null: not listed), the engine's input beside the clock, so that a replay decides alike.
+   */
+  definition_digest?: string | null;
 }
 
 /** The Kubernetes request behind an admission decision, as the trail shows it. */

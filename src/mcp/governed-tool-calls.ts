@@ -6,7 +6,7 @@ import type { DecisionRecorder } from '../governance/decision-recorder.js';
 import type { InPathDecisions, InPathVerdict } from '../governance/in-path-decisions.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
-import type { ActorType, Proposal } from '../model/index.js';
+import type { ActorType, Observations, Proposal } from '../model/index.js';
 import { failureText } from './failure-text.js';
 import { bounded, summariseToolResult } from './result-summary.js';
 import { capabilityForTool } from './tool-capability.js';
@@ -119,7 +119,9 @@ export class GovernedToolCalls {
       return await this.deps.decisions.decide({
         proposal,
         principal: agent.principal,
-        recorded: { mcp: { fingerprint, server, session_id: agent.sessionId, tool } },
+        recorded: {
+          mcp: { fingerprint, server, session_id: agent.sessionId, tool, ...recordedDefinition(observed) },
+        },
         dryRun: false,
         observed,
       });
@@ -181,6 +183,13 @@ function proposalOf(agent: AgentSession, capability: string, args: Record<string
     action: { capability, parameters: args },
     context: { session_id: agent.sessionId },
   };
+}
+
+/** What the decision records of a pinned tool's observed definition (nothing when not pinned). */
+function recordedDefinition(observed: Observations): { definition_digest?: string | null } {
+  return observed.toolDefinitionDigest === undefined
+    ? {}
+    : { definition_digest: observed.toolDefinitionDigest };
 }
 
 /** A decision's reason as a clause inside a sentence: without its own final full stop. */

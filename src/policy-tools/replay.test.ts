@@ -113,3 +113,41 @@ describe('the outcome changes a replay reports', () => {
     });
   });
 });
+
+describe('replaying tool-proxy decisions of a pinned tool', () => {
+  const pinned = `sha256:${'a'.repeat(64)}`;
+  const snapshot = buildIndex([
+    capability('mcp.notes.add_note', {
+      mcp: { server: 'notes', tool: 'add_note', definitionDigest: pinned },
+    }),
+    grant('agent-1', 'agent-1', [{ capability: 'mcp.notes.add_note' }]),
+  ]);
+  /** A decision entry as the tool proxy records it, with the definition digest it observed. */
+  const entry = (outcome: 'ALLOW' | 'DENY', digest: string | null) =>
+    ({
+      id: `e-${outcome}`,
+      event_type: 'governance.decision',
+      timestamp: '2026-11-24T12:00:00Z',
+      outcome,
+      decision_id: `d-${outcome}`,
+      data: {
+        request: proposal('mcp.notes.add_note'),
+        evaluation: { risk_threshold: 0.7, authority_check: outcome === 'ALLOW' ? 'pass' : 'skipped' },
+        decision: { timestamp: '2026-11-24T12:00:00Z' },
+        mcp: {
+          server: 'notes',
+          tool: 'add_note',
+          session_id: 's',
+          fingerprint: 'f',
+          definition_digest: digest,
+        },
+      },
+    }) as unknown as Parameters<DecisionReplay['add']>[0];
+
+  it('decides on the definition observed then: a changed one is denied again', () => {
+    const replay = new DecisionReplay(snapshot, 'ALLOW');
+    replay.add(entry('DENY', `sha256:${'b'.repeat(64)}`));
+    replay.add(entry('ALLOW', pinned));
+    expect(replay.report()).toMatchObject({ replayed: 2, unchanged: 2, transitions: [] });
+  });
+});

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../audit/audit-log.js';
 import { completeDecision, evaluateProposal, resolveEngineSettings } from '../engine/index.js';
 import type { DecisionData } from '../governance/decision-record.js';
 import type { IndexSnapshot } from '../index/index.js';
-import { OUTCOME_RESTRICTIVENESS, type Outcome } from '../model/index.js';
+import { OUTCOME_RESTRICTIVENESS, type Observations, type Outcome } from '../model/index.js';
 
 /** Decision ids listed per transition. */
 const LISTED_IDS = 5;
@@ -67,7 +67,10 @@ export class DecisionReplay {
       return;
     }
     const now = new Date(data.decision.timestamp ?? entry.timestamp);
-    const decided = completeDecision(evaluateProposal(this.snapshot, data.request, now, settings), true);
+    const decided = completeDecision(
+      evaluateProposal(this.snapshot, data.request, now, settings, observationsOf(data)),
+      true,
+    );
     // A masked value fails the schema of the real one: that is no finding of the replay.
     if (decided.evaluation.capability_check === 'invalid_parameters' && mentionsAny(decided.reason, masked)) {
       this.apart.masked += 1;
@@ -144,6 +147,12 @@ function escapeRegExp(text: string): string {
 }
 
 /** Over the limit then, or allowed under a limited grant: the counter decided or could have. */
+/** A tool-proxy call of a pinned tool is decided on the definition its upstream listed then. */
+function observationsOf(data: DecisionData): Observations {
+  const digest = data.mcp?.definition_digest;
+  return digest === undefined ? {} : { toolDefinitionDigest: digest };
+}
+
 function dependedOnRateLimit(data: DecisionData): boolean {
   return (
     data.evaluation.authority_check === 'rate_limited' || data.decision.constraints?.rate_limit !== undefined
