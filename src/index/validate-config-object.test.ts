@@ -114,6 +114,17 @@ describe('validateConfigObject', () => {
     expect(errorsOf(raw).join('\n')).toContain(expected);
   });
 
+  it('accepts a pin of an MCP tool, and rejects one that is not whole or not a SHA-256 digest', () => {
+    const pin = { server: 'notes', tool: 'add_note', definitionDigest: `sha256:${'0f'.repeat(32)}` };
+    const pinned = (mcp: unknown) => ({ ...capability, spec: { ...capability.spec, mcp } });
+    expect(errorsOf(pinned(pin))).toEqual([]);
+    expect(errorsOf(pinned({ ...pin, definitionDigest: 'sha256:ABC' })).join('\n')).toContain(
+      'spec.mcp.definitionDigest: must match pattern',
+    );
+    expect(errorsOf(pinned({ server: 'notes', tool: 'add_note' })).join('\n')).toContain('definitionDigest');
+    expect(errorsOf(pinned({ ...pin, server: 'Notes' })).join('\n')).toContain('spec.mcp.server');
+  });
+
   it('reports several errors at once', () => {
     expect(errorsOf({ apiVersion: 'x', kind: 'y', metadata: {} })).toHaveLength(3);
   });
