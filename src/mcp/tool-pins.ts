@@ -3,6 +3,7 @@ import { definitionChanged } from '../engine/index.js';
 import type { IndexedCapability, IndexSnapshot } from '../index/index.js';
 import type { Observations } from '../model/index.js';
 import type { DefinitionChanges } from './definition-changes.js';
+import { failureText } from './failure-text.js';
 import { capabilityForTool } from './tool-capability.js';
 import type { ToolDefinitions } from './tool-definitions.js';
 import type { UpstreamSession } from './upstream-session.js';
@@ -44,7 +45,18 @@ export class ToolPins {
     tool: string,
   ): Promise<Observations> {
     if (!capability?.spec.mcp) return {};
-    const listed = (await this.definitions.current(upstream)).get(tool);
+    let definitions;
+    try {
+      definitions = await this.definitions.current(upstream);
+    } catch (err) {
+      // Unchecked, the call is not decided, and not forwarded.
+      const server = upstream.upstream.name;
+      throw new Error(
+        `the tools of the upstream MCP server "${server}", which pinned tools are checked against, could not be listed: ${failureText(err)}`,
+        { cause: err },
+      );
+    }
+    const listed = definitions.get(tool);
     await this.changes.observe(capability, listed);
     return { toolDefinitionDigest: listed?.digest ?? null };
   }
