@@ -398,3 +398,30 @@ describe('DELETE /api/v1/capabilities/:name', () => {
     expect(badName.status).toBe(404);
   });
 });
+
+describe('a capability pinned to an MCP tool', () => {
+  it('takes spec.mcp as mcp {server, tool, definition_digest}, answers and lists it, and refuses a bad pin', async () => {
+    const mcp = { server: 'notes', tool: 'add_note', definition_digest: `sha256:${'ab'.repeat(32)}` };
+    const created = await api('POST', '/capabilities', {
+      name: 'mcp.notes.add_note',
+      risk_level: 'medium',
+      mcp,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.mcp).toEqual(mcp);
+    const listed = await api('GET', '/capabilities?limit=200');
+    expect(
+      listed.body.capabilities.find((c: { name: string }) => c.name === 'mcp.notes.add_note').mcp,
+    ).toEqual(mcp);
+    expect(
+      listed.body.capabilities.find((c: { name: string }) => c.name === 'database.query').mcp,
+    ).toBeUndefined();
+    const bad = await api('POST', '/capabilities', {
+      name: 'mcp.notes.delete_note',
+      risk_level: 'high',
+      mcp: { ...mcp, definition_digest: 'md5:1' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('definition_digest');
+  });
+});
