@@ -35,3 +35,7 @@ export declare function checkReceipt(
   key: ReceiptVerifierKey,
   expected?: { arguments?: Record<string, unknown>; tool?: string },
 ): CheckedReceipt;
+export declare function receiptRefusal(
+  key: ReceiptVerifierKey | undefined,
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+): { content: Array<{ type: 'text'; text: string }>; isError: true } | undefined;

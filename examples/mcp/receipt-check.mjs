@@ -11,9 +11,11 @@
 //   arguments sha256:<hex SHA-256 of the RFC 8785 JSON of the call's arguments>
 //   issued <RFC 3339 time>
 //
-// Usage:
+// Usage, in a tools/call handler (notes-server.mjs does this):
 //   const key = parseVerifierKey(vkeyText); // "name+keyid+base64", as arbiter audit keygen printed it
-//   checkReceipt(request.params._meta?.[RECEIPT_META], key, { arguments, tool }); // throws ReceiptError
+//   const refused = receiptRefusal(key, request.params); // the tool error to answer, or undefined
+//   if (refused) return refused;
+// or checkReceipt(request.params._meta?.[RECEIPT_META], key, { arguments, tool }), which throws a ReceiptError.
 //
 // The same check as `arbiter receipt verify` (test/mcp/receipt-checkers.test.ts holds both to it).
 import { Buffer } from 'node:buffer';
@@ -132,6 +134,23 @@ export function checkReceipt(receipt, key, expected = {}) {
       throw new ReceiptError('arguments_mismatch', 'the receipt is for other arguments');
   }
   return { ...facts, signer: key.name };
+}
+
+/**
+ * For a tools/call handler: the tool error result to answer when `key` is given and the
+ * call's receipt does not hold for this tool and these arguments; undefined otherwise.
+ * @param {ReturnType<typeof parseVerifierKey> | undefined} key
+ * @param {{ name: string, arguments?: Record<string, unknown>, _meta?: Record<string, unknown> }} params
+ */
+export function receiptRefusal(key, params) {
+  if (!key) return undefined;
+  try {
+    checkReceipt(params._meta?.[RECEIPT_META], key, { arguments: params.arguments ?? {}, tool: params.name });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof ReceiptError)) throw err;
+    return { content: [{ type: 'text', text: `refused: ${err.message} (${err.code})` }], isError: true };
+  }
 }
 
 /** @param {string} message */
