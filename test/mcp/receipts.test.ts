@@ -206,8 +206,8 @@ describe('receipts of forwarded calls', () => {
       /^verified: receipt of decision [0-9a-f-]{36} \(audit aud_[0-9a-f-]{36}\) for agent-001, mcp\.notes\.add_note, issued \S+, signed by arbiter\.test\/receipts; the arguments match\n$/,
     );
     expect(ok.code).toBe(0);
-    // From standard input, the key given inline.
-    const piped = await receiptVerify(['--vkey', vkey], receipt);
+    // From standard input (as `jq -r .execution.receipt` writes it: one newline more), the key inline.
+    const piped = await receiptVerify(['--vkey', vkey], `${receipt}\n`);
     expect(piped.code).toBe(0);
     const otherArgs = await receiptVerify(
       ['--vkey', vkey, '--arguments', join(dir, 'other-args.json')],
