@@ -40,6 +40,17 @@ beforeAll(async () => {
   const deleteNote = docs.find((d) => d.spec.name === 'mcp.notes.delete_note');
   deleteNote.spec.parameterSchema.properties.title['x-arbiter-sensitive'] = true;
   await writeFile(imported, docs.map((d) => stringify(d)).join('---\n'));
+  // An actor whose id no receipt can carry: a tab is a control character, which notes refuse.
+  await writeFile(
+    join(dir, 'manifests/tab-actor.yaml'),
+    `apiVersion: governance.arbiter.dev/v1alpha1
+kind: ActorGrant
+metadata: {name: tab-actor}
+spec:
+  actor: {id: "agent\\ttab", type: ai-agent}
+  grants: [{capability: mcp.notes.list_notes}]
+`,
+  );
   await writeFile(join(dir, 'signing.key'), formatSigningKey(key), { mode: 0o600 });
   await writeFile(join(dir, 'vkey'), `${vkey}\n`);
   notes = await startNotesServer({ receiptVkey: vkey });
@@ -184,6 +195,25 @@ describe('receipts of forwarded calls', () => {
       // Its SHA-256 over the title could be checked against guesses of the masked title.
       expect(shown.request.action.parameters.title).toHaveProperty('masked');
       expect(shown.execution).toMatchObject({ status: 'completed', receipt: null });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a call Arbiter cannot sign a receipt for is not forwarded', async () => {
+    const client = await connect(`${arbiter.url}/mcp/notes`, {
+      Authorization: `Bearer ${KEYS.admin}`,
+      'X-Arbiter-Actor': 'agent\ttab',
+    });
+    try {
+      const before = notes.calls.length;
+      const result = await callTool(client, 'list_notes', {});
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        "Arbiter could not sign a receipt for this call: a receipt's actor must be one line of text",
+      );
+      expect(result._meta?.['dev.arbiter/outcome']).toBe('ALLOW');
+      expect(notes.calls.length).toBe(before);
     } finally {
       await client.close();
     }
