@@ -98,7 +98,7 @@ export class GovernedToolCalls {
     try {
       receipt = this.receiptOf(proposal, verdict);
     } catch (err) {
-      // No receipt, no forward: the upstream would refuse the call anyway.
+      // With a signing key every forwarded call carries a receipt: none, no forward (fail closed).
       this.deps.metrics.mcpToolCalls.inc({ server, result: 'error' });
       return toolError(`Arbiter could not sign a receipt for this call: ${failureText(err)}`, meta);
     }
