@@ -5,6 +5,10 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { NotesServer } from '../examples/mcp/notes-server.mjs';
+import type * as ReceiptCheckExample from '../examples/mcp/receipt-check.mjs';
+import { formatVerifierKey, generateSigningKey, verifierOf } from '../src/audit/note/note-keys.js';
+import { checkReceipt } from '../src/mcp/receipt-check.js';
+import { signReceipt } from '../src/mcp/receipt.js';
 import { startRedisServer } from '../test/env/redis-server.js';
 import { REPO, startArbiter } from './support/processes.js';
 import { percentile, type Report } from './support/report.js';
@@ -43,6 +47,7 @@ async function callLatencies(client: Client, count: number): Promise<number[]> {
  * embedded file audit (two fsyncs per call) and with Redis.
  */
 export async function mcpProxyBench(report: Report, settings: BenchSettings): Promise<void> {
+  await receiptCost(report, settings);
   const notes = await (await notesModule()).startNotesServer();
   const manifests = await mkdtemp(join(tmpdir(), 'arbiter-bench-mcp-'));
   await cp(join(REPO, 'examples/mcp/manifests'), manifests, { recursive: true });
@@ -132,4 +137,58 @@ async function metricSums(url: string): Promise<{ append: number; upstream: numb
     append: sum(/^arbiter_audit_append_duration_seconds_sum (\S+)$/m),
     upstream: sum(/^arbiter_mcp_upstream_duration_seconds_sum\{server="notes"\} (\S+)$/m),
   };
+}
+
+/**
+ * 13b. A signed receipt's cost per forwarded call, on its own (no I/O): what the proxy adds
+ * to build and sign one (RFC 8785 JSON and SHA-256 of the arguments, an Ed25519 signature),
+ * and what checking one costs, with Arbiter's checker (arbiter receipt verify) and with the
+ * standalone one an MCP server copies (examples/mcp/receipt-check.mjs).
+ */
+async function receiptCost(report: Report, settings: BenchSettings): Promise<void> {
+  const count = settings.quick ? 2_000 : 20_000;
+  const key = generateSigningKey('bench.example/audit');
+  const verifier = verifierOf(key);
+  const example = (await import(
+    pathToFileURL(join(REPO, 'examples/mcp/receipt-check.mjs')).href
+  )) as typeof ReceiptCheckExample;
+  const exampleKey = example.parseVerifierKey(formatVerifierKey(key));
+  const args = {
+    title: 'groceries',
+    text: 'milk, eggs, bread and a note of a few hundred characters '.repeat(4),
+  };
+  const facts = {
+    decision: '6f1c3d2e-8a7b-4c5d-9e0f-112233445566',
+    audit: 'aud_a1b2c3d4-0000-4000-8000-000000000001',
+    actor: 'agent-001',
+    capability: 'mcp.notes.add_note',
+    arguments: args,
+    issued: new Date(),
+  };
+  const receipt = signReceipt(facts, key);
+  const measures: [string, () => unknown][] = [
+    ['build and sign', () => signReceipt({ ...facts, issued: new Date() }, key)],
+    ['check (arbiter receipt verify)', () => checkReceipt(receipt, verifier, { arguments: args })],
+    [
+      'check (examples/mcp/receipt-check.mjs)',
+      () => example.checkReceipt(receipt, exampleKey, { arguments: args, tool: 'add_note' }),
+    ],
+  ];
+  for (const [what, run] of measures) {
+    for (let i = 0; i < count / 10; i++) run(); // warm up
+    const us: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      run();
+      us.push((performance.now() - t0) * 1000);
+    }
+    us.sort((a, b) => a - b);
+    report.add({
+      benchmark: 'mcp-proxy',
+      metric: `receipt, ${what}, p50 (${count} receipts of ${receipt.length} bytes)`,
+      arbiter: percentile(us, 50),
+      unit: 'µs',
+      higherIsBetter: false,
+    });
+  }
 }

@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // An example MCP server for the tool proxy: notes kept in memory, four tools, served over
 // Streamable HTTP at http://HOST:PORT/mcp. Run it with `node examples/mcp/notes-server.mjs
-// [PORT]` (default 3001) and put Arbiter in front of it (README, "Governing MCP tools").
+// [PORT] [--receipt-vkey FILE]` (default port 3001) and put Arbiter in front of it (README,
+// "Governing MCP tools"). With --receipt-vkey (Arbiter's verifier key), it refuses every call
+// without a receipt of Arbiter's that holds for it (receipt-check.mjs).
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { pathToFileURL, URL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -14,6 +18,7 @@ import {
   isInitializeRequest,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { parseVerifierKey, RECEIPT_META, receiptRefusal } from './receipt-check.mjs';
 
 const title = { type: 'string', minLength: 1, maxLength: 200 };
 
@@ -56,12 +61,14 @@ export const NOTES_TOOLS = [
 ];
 
 /**
- * Starts the server. `calls` lists every tools/call it received, in order: what reached
- * the upstream, for tests that check what the proxy let through.
- * @param {{ port?: number, host?: string }} [options]
+ * Starts the server. `calls` lists every tools/call it accepted, in order (with its receipt,
+ * if it had one): what reached the upstream, for tests that check what the proxy let through.
+ * With `receiptVkey` (Arbiter's verifier key) it accepts only calls with a receipt that holds.
+ * @param {{ port?: number, host?: string, receiptVkey?: string }} [options]
  */
 export async function startNotesServer(options = {}) {
   const host = options.host ?? '127.0.0.1';
+  const receiptKey = options.receiptVkey === undefined ? undefined : parseVerifierKey(options.receiptVkey);
   /** @type {Map<string, string>} */
   const notes = new Map();
   /** @type {Array<{ tool: string, arguments: Record<string, unknown> }>} */
@@ -103,7 +110,7 @@ export async function startNotesServer(options = {}) {
         onsessioninitialized: (id) => void sessions.set(id, opened),
       });
       opened.onclose = () => void (opened.sessionId && sessions.delete(opened.sessionId));
-      await notesServer(notes, calls).connect(opened);
+      await notesServer(notes, calls, receiptKey).connect(opened);
       transport = opened;
     }
     await transport.handleRequest(req, res, body);
@@ -126,14 +133,18 @@ export async function startNotesServer(options = {}) {
 
 /**
  * @param {Map<string, string>} notes
- * @param {Array<{ tool: string, arguments: Record<string, unknown> }>} calls
+ * @param {Array<{ tool: string, arguments: Record<string, unknown>, receipt?: unknown }>} calls
+ * @param {ReturnType<typeof parseVerifierKey>} [receiptKey]
  */
-function notesServer(notes, calls) {
+function notesServer(notes, calls, receiptKey) {
   const server = new Server({ name: 'notes', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: NOTES_TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const args = request.params.arguments ?? {};
-    calls.push({ tool: request.params.name, arguments: args });
+    const refused = receiptRefusal(receiptKey, request.params);
+    if (refused) return refused;
+    const receipt = request.params._meta?.[RECEIPT_META];
+    calls.push({ tool: request.params.name, arguments: args, ...(receipt === undefined ? {} : { receipt }) });
     switch (request.params.name) {
       case 'list_notes':
         return text(notes.size === 0 ? 'no notes' : [...notes.keys()].join('\n'));
@@ -168,7 +179,13 @@ async function readBody(req) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const port = Number(process.argv[2] ?? 3001);
-  const started = await startNotesServer({ port });
+  const { values, positionals } = parseArgs({
+    options: { 'receipt-vkey': { type: 'string' } },
+    allowPositionals: true,
+  });
+  const port = Number(positionals[0] ?? 3001);
+  const vkeyFile = values['receipt-vkey'];
+  const receiptVkey = vkeyFile === undefined ? undefined : readFileSync(vkeyFile, 'utf8');
+  const started = await startNotesServer({ port, ...(receiptVkey ? { receiptVkey } : {}) });
   process.stdout.write(`notes MCP server at ${started.url}\n`);
 }

@@ -12,7 +12,7 @@ import type { ServeOptions } from './serve-options.js';
 import { readFile } from 'node:fs/promises';
 import type { CheckpointEvents, CheckpointSigning } from '../audit/checkpoint-signer.js';
 import { ROLE_KEY, roleOf } from '../audit/note/key-role.js';
-import { isValidKeyName, parseSigningKey } from '../audit/note/note-keys.js';
+import { isValidKeyName, type NoteSigningKey, parseSigningKey } from '../audit/note/note-keys.js';
 import { HttpWitness } from '../audit/witnessing/http-witness.js';
 import { UsageError } from './command-line.js';
 import { verifierKeyArg } from './verifier-key-arg.js';
@@ -61,15 +61,14 @@ export async function openAuditBackend(
   });
 }
 
-/** The checkpoint-signing key of --audit-signing-key; a bad file stops the start with the reason. */
-async function readSigning(
-  options: ServeOptions['auditSigning'],
-  events: CheckpointEvents,
-): Promise<CheckpointSigning | undefined> {
-  if (!options) return undefined;
+/**
+ * The key of --audit-signing-key, which signs the audit checkpoints and the receipts of
+ * forwarded MCP calls; a bad file stops the start with the reason.
+ */
+async function readAuditSigningKey(keyFile: string): Promise<NoteSigningKey> {
   let text: string;
   try {
-    text = await readFile(options.keyFile, 'utf8');
+    text = await readFile(keyFile, 'utf8');
   } catch (err) {
     throw new ArbiterError('INVALID_REQUEST', `--audit-signing-key: cannot read ${errorText(err)}`);
   }
@@ -77,17 +76,29 @@ async function readSigning(
   try {
     key = parseSigningKey(text);
   } catch (err) {
-    throw new ArbiterError(
-      'INVALID_REQUEST',
-      `--audit-signing-key: ${options.keyFile}: ${(err as Error).message}`,
-    );
+    throw new ArbiterError('INVALID_REQUEST', `--audit-signing-key: ${keyFile}: ${(err as Error).message}`);
   }
   if (roleOf(key) !== 'log') {
     throw new ArbiterError(
       'INVALID_REQUEST',
-      `--audit-signing-key: ${options.keyFile} holds ${key.name}, ${ROLE_KEY.witness}: a log signs its checkpoints with a log key (arbiter audit keygen without --witness)`,
+      `--audit-signing-key: ${keyFile} holds ${key.name}, ${ROLE_KEY.witness}: a log signs its checkpoints with a log key (arbiter audit keygen without --witness)`,
     );
   }
+  return key;
+}
+
+/** What signs the receipts of forwarded MCP calls: the audit signing key, when there is one. */
+export async function readReceiptSigning(options: ServeOptions): Promise<{ receiptKey?: NoteSigningKey }> {
+  return options.auditSigning ? { receiptKey: await readAuditSigningKey(options.auditSigning.keyFile) } : {};
+}
+
+/** The checkpoint signing of --audit-signing-key. */
+async function readSigning(
+  options: ServeOptions['auditSigning'],
+  events: CheckpointEvents,
+): Promise<CheckpointSigning | undefined> {
+  if (!options) return undefined;
+  const key = await readAuditSigningKey(options.keyFile);
   const origin = options.origin ?? key.name;
   if (!isValidKeyName(origin) || origin !== origin.trim()) {
     throw new ArbiterError('INVALID_REQUEST', `--audit-origin: "${origin}" is not a valid origin line`);

@@ -47,6 +47,12 @@ const COMMANDS: readonly Command[] = [
     run: async (argv) => (await import('./mcp-import.js')).runMcpImport(argv),
   },
   {
+    words: ['receipt', 'verify'],
+    usage: 'receipt verify --vkey VKEY [FILE]',
+    summary: 'check the signed receipt of a call the MCP tool proxy forwarded',
+    run: async (argv) => (await import('./receipt-verify.js')).runReceiptVerify(argv),
+  },
+  {
     words: ['witness'],
     usage: 'witness --log-vkey VKEY --key FILE --state FILE [--port N]',
     summary: "a C2SP tlog-witness: cosigns a log's checkpoints that extend the last it saw",

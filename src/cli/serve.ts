@@ -29,7 +29,7 @@ import { PendingReviews } from '../governance/pending-reviews.js';
 import { openAdmission } from './admission.js';
 import { loadKubeConfig } from './kube-config.js';
 import { IndexStore } from '../index/index.js';
-import { openAuditBackend } from './audit-backend.js';
+import { openAuditBackend, readReceiptSigning } from './audit-backend.js';
 import { openAuthenticator } from './authenticator.js';
 import { openConfigBackend } from './config-backend.js';
 import { asyncLogDestination } from './log-destination.js';
@@ -259,6 +259,7 @@ async function startOnServer(
                 status: config.toolDefinitionStatus,
               }),
             ),
+            ...(await readReceiptSigning(options)),
           }),
           index,
           logger: logger.child({ component: 'tool-proxy' }),

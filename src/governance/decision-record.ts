@@ -80,6 +80,8 @@ export interface ExecutionData {
   duration_ms: number | null;
   completed_at: string;
   reporter: string;
+  /** For a call the tool proxy forwarded with --audit-signing-key: the signed receipt it carried. */
+  receipt?: string;
 }
 
 export type ReviewStatus = 'not_required' | 'pending' | 'approved' | 'denied' | 'expired';

@@ -6,7 +6,7 @@ import {
   type RateLimiter,
 } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
-import type { EngineDecision, Observations, Outcome, Proposal } from '../model/index.js';
+import type { Decision, EngineDecision, Observations, Outcome, Proposal } from '../model/index.js';
 import type { OneTimeUses } from '../one-time-uses/index.js';
 import { useApproval } from './approval-use.js';
 import {
@@ -61,6 +61,8 @@ export interface InPathVerdict {
   reason: string;
   /** The recorded decision; undefined for a dry run, which records nothing. */
   decisionId: string | undefined;
+  /** Its governance.decision audit entry (the decision's audit_ref); undefined for a dry run. */
+  auditRef: string | undefined;
   /** When a pending (ESCALATE, REQUIRE_CONFIRMATION) decision expires. */
   expiresAt: string | undefined;
   /** The approved decision this request used (or, dry run, would use). */
@@ -141,7 +143,7 @@ export class InPathDecisions {
       ...(approvalOf ? { confirmationOf: approvalOf } : {}),
     });
     const answered = { ...decided, reason: decision.reason, warnings: decision.warnings ?? [] };
-    return verdict(answered, decision.decision_id, expiresAt, approvalOf);
+    return verdict(answered, decision, expiresAt, approvalOf);
   }
 
   /**
@@ -210,14 +212,15 @@ function approved(decided: EngineDecision, approval: DecisionRecord): EngineDeci
 
 function verdict(
   decided: EngineDecision,
-  decisionId: string | undefined,
+  recorded: Pick<Decision, 'decision_id' | 'audit_ref'> | undefined,
   expiresAt: string | undefined,
   approvalOf: string | undefined,
 ): InPathVerdict {
   return {
     outcome: decided.outcome,
     reason: decided.reason,
-    decisionId,
+    decisionId: recorded?.decision_id,
+    auditRef: recorded?.audit_ref,
     expiresAt,
     approvalOf,
     warnings: decided.warnings ?? [],

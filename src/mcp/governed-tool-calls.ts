@@ -6,8 +6,10 @@ import type { DecisionRecorder } from '../governance/decision-recorder.js';
 import type { InPathDecisions, InPathVerdict } from '../governance/in-path-decisions.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { Metrics } from '../metrics/index.js';
+import type { NoteSigningKey } from '../audit/note/note-keys.js';
 import type { ActorType, Observations, Proposal } from '../model/index.js';
 import { failureText } from './failure-text.js';
+import { RECEIPT_META, signReceipt } from './receipt.js';
 import { bounded, summariseToolResult } from './result-summary.js';
 import { capabilityForTool } from './tool-capability.js';
 import type { ToolPins } from './tool-pins.js';
@@ -25,7 +27,9 @@ export interface AgentSession {
 export interface GovernedToolCallsDeps {
   decisions: InPathDecisions;
   /** Records the executions of the calls it forwarded (DecisionService.recorder). */
-  executions: Pick<DecisionRecorder, 'appendExecution' | 'scrubbedText'>;
+  executions: Pick<DecisionRecorder, 'appendExecution' | 'scrubbedText' | 'recorded'>;
+  /** Signs a receipt for every forwarded call (--audit-signing-key); without it, none is sent. */
+  receiptKey?: NoteSigningKey;
   clock: () => Date;
   index: { current(): IndexSnapshot };
   metrics: Metrics;
@@ -93,9 +97,17 @@ export class GovernedToolCalls {
       );
     }
     const decision = { actor_id: agent.actor.id, capability, decision_id: verdict.decisionId! };
+    let receipt: Receipted;
+    try {
+      receipt = this.receiptOf(proposal, verdict);
+    } catch (err) {
+      // With a signing key every forwarded call carries a receipt: none, no forward (fail closed).
+      this.deps.metrics.mcpToolCalls.inc({ server, result: 'error' });
+      return toolError(`Arbiter could not sign a receipt for this call: ${failureText(err)}`, meta);
+    }
     // A result may echo the arguments: its summary is recorded without their sensitive values.
     const scrub = (text: string) => this.deps.executions.scrubbedText(proposal, text);
-    const result = await this.forward(upstream, tool, args, decision, scrub);
+    const result = await this.forward(upstream, tool, args, decision, scrub, receipt);
     return { ...result, _meta: { ...result._meta, ...meta } };
   }
 
@@ -132,6 +144,25 @@ export class GovernedToolCalls {
     }
   }
 
+  /**
+   * The receipt of an allowed call, and whether the trail may show it: not when the call's
+   * arguments hold a value the log masks, whose plain SHA-256 could be checked against guesses.
+   */
+  private receiptOf(proposal: Proposal, verdict: InPathVerdict): Receipted {
+    const key = this.deps.receiptKey;
+    if (!key) return undefined;
+    const facts = {
+      decision: verdict.decisionId!,
+      audit: verdict.auditRef!,
+      actor: proposal.actor.id,
+      capability: proposal.action.capability,
+      arguments: proposal.action.parameters,
+      issued: this.deps.clock(),
+    };
+    const recordable = this.deps.executions.recorded(proposal) === proposal;
+    return { note: signReceipt(facts, key), recordable };
+  }
+
   /** Calls the upstream and records what happened as the decision's execution. */
   private async forward(
     upstream: UpstreamSession,
@@ -139,13 +170,14 @@ export class GovernedToolCalls {
     args: Record<string, unknown>,
     decision: { actor_id: string; capability: string; decision_id: string },
     scrub: (text: string) => string,
+    receipt: Receipted,
   ): Promise<CallToolResult> {
     const server = upstream.upstream.name;
     const started = performance.now();
     let result: CallToolResult;
     let summary: string;
     try {
-      result = await upstream.callTool(tool, args);
+      result = await upstream.callTool(tool, args, receipt && { [RECEIPT_META]: receipt.note });
       summary = summariseToolResult(result);
     } catch (err) {
       const message = `the upstream MCP server "${server}" failed: ${failureText(err)}`;
@@ -164,6 +196,7 @@ export class GovernedToolCalls {
         duration_ms: Math.round(seconds * 1000),
         completed_at: this.deps.clock().toISOString(),
         reporter: TOOL_PROXY_REPORTER,
+        ...(receipt?.recordable ? { receipt: receipt.note } : {}),
       });
     } catch (err) {
       // The call has happened: the agent gets its result; the missing record is loud.
@@ -175,6 +208,9 @@ export class GovernedToolCalls {
     return result;
   }
 }
+
+/** A forwarded call's signed receipt, and whether its execution entry may hold it. */
+type Receipted = { note: string; recordable: boolean } | undefined;
 
 /** The proposal a tool call is made as. */
 function proposalOf(agent: AgentSession, capability: string, args: Record<string, unknown>): Proposal {

@@ -40,9 +40,15 @@ export class UpstreamSession {
     return tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /** Calls a tool; `meta` travels as the request's params._meta. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult> {
     const { client } = await this.connection();
-    const result = await client.callTool({ name, arguments: args }, undefined, {
+    const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) };
+    const result = await client.callTool(params, undefined, {
       timeout: this.timeoutMs,
       // A tool reporting progress does not get more time: the bound is the agent's.
       maxTotalTimeout: this.timeoutMs,

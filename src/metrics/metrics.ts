@@ -178,7 +178,7 @@ export class Metrics {
     name: 'arbiter_mcp_tool_calls_total',
     help:
       'MCP tool calls through the tool proxy, by upstream server and result ' +
-      '(completed, failed: forwarded; denied, pending: not forwarded; error: no decision could be recorded)',
+      '(completed, failed: forwarded; denied, pending: not forwarded; error: no decision could be recorded, or no receipt signed)',
     labelNames: ['server', 'result'] as const,
     registers: [this.registry],
   });

@@ -131,6 +131,8 @@ function trailView(
           result_summary: record.execution.data.result_summary,
           duration_ms: record.execution.data.duration_ms,
           completed_at: record.execution.data.completed_at,
+          // The signed receipt the tool proxy sent upstream with the call, when it sent one.
+          receipt: record.execution.data.receipt ?? null,
         }
       : null,
     integrity: {
