@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { canonicalJson } from '../audit/chain.js';
+import { canonicalDigest } from './canonical-digest.js';
 import { hasControlCharacter, type NoteSigningKey } from '../audit/note/note-keys.js';
 import { signNote } from '../audit/note/signed-note.js';
 import { ReceiptError } from './receipt-error.js';
@@ -28,7 +27,7 @@ export interface ReceiptFacts {
 
 /** `sha256:<hex>` of the RFC 8785 JSON of a call's arguments. */
 export function argumentsDigest(args: Record<string, unknown>): string {
-  return `sha256:${hash('sha256', canonicalJson(args), 'hex')}`;
+  return canonicalDigest(args);
 }
 
 /**

@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { withCanonicalBytes } from '../audit/canonical-writer.js';
+import { canonicalDigest } from './canonical-digest.js';
 
 /** The members of a tool, as tools/list gives them, that make its definition. */
 export const DIGESTED_MEMBERS = [
@@ -24,7 +23,7 @@ export interface ListedTool {
  * approved, so they may change without a new review.
  */
 export function toolDefinitionDigest(tool: ListedTool): string {
-  return `sha256:${withCanonicalBytes(toolDefinition(tool), (bytes) => hash('sha256', bytes, 'hex'))}`;
+  return canonicalDigest(toolDefinition(tool));
 }
 
 /** The digested members of a tool: what mcp.tool.changed records as the new definition. */
