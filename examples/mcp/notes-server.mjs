@@ -1,19 +1,14 @@
 #!/usr/bin/env node
 // An example MCP server for the tool proxy: notes kept in memory, four tools, served over
-// Streamable HTTP at http://HOST:PORT/mcp. Run it with `node examples/mcp/notes-server.mjs
-// [PORT]` (default 3001) and put Arbiter in front of it (README, "Governing MCP tools").
-import { randomUUID } from 'node:crypto';
+// Streamable HTTP at http://HOST:PORT/mcp to clients of both protocol revisions (2026-07-28,
+// and 2025-11-25 without sessions), with the official SDK v2. Run it with
+// `node examples/mcp/notes-server.mjs [PORT]` (default 3001) and put Arbiter in front of it
+// (README, "Governing MCP tools").
 import { createServer } from 'node:http';
-import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { pathToFileURL, URL } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  isInitializeRequest,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, Server } from '@modelcontextprotocol/server';
 
 const title = { type: 'string', minLength: 1, maxLength: 200 };
 
@@ -30,8 +25,8 @@ export const NOTES_TOOLS = [
     description: 'Add a note, or replace the note with the same title',
     inputSchema: {
       type: 'object',
-      required: ['title', 'text'],
       properties: { title, text: { type: 'string', maxLength: 10000 } },
+      required: ['title', 'text'],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: false },
@@ -41,8 +36,8 @@ export const NOTES_TOOLS = [
     description: 'Delete one note',
     inputSchema: {
       type: 'object',
-      required: ['title'],
       properties: { title },
+      required: ['title'],
       additionalProperties: false,
     },
     annotations: { destructiveHint: true },
@@ -62,62 +57,29 @@ export const NOTES_TOOLS = [
  */
 export async function startNotesServer(options = {}) {
   const host = options.host ?? '127.0.0.1';
-  /** @type {Map<string, string>} */
-  const notes = new Map();
-  /** @type {Array<{ tool: string, arguments: Record<string, unknown> }>} */
-  const calls = [];
-  /** @type {Map<string, StreamableHTTPServerTransport>} */
-  const sessions = new Map();
+  /** @type {import('./notes-server.mjs').NotesState} */
+  const state = { notes: new Map(), calls: [] };
+  // One fresh server instance per request: nothing is kept between requests but the notes.
+  const mcp = createMcpHandler(() => notesServer(state));
+  const serveMcp = toNodeHandler(mcp);
 
   const http = createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end(String(err));
-    });
-  });
-
-  /** @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res */
-  async function handle(req, res) {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') {
       res.writeHead(404).end();
       return;
     }
-    let body;
-    if (req.method === 'POST') {
-      try {
-        body = JSON.parse(await readBody(req));
-      } catch {
-        res.writeHead(400, { 'content-type': 'text/plain' }).end('body is not JSON');
-        return;
-      }
-    }
-    const sessionId = req.headers['mcp-session-id'];
-    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (!transport) {
-      if (sessionId !== undefined || !isInitializeRequest(body)) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('no such session; initialize first');
-        return;
-      }
-      const opened = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, opened),
-      });
-      opened.onclose = () => void (opened.sessionId && sessions.delete(opened.sessionId));
-      await notesServer(notes, calls).connect(opened);
-      transport = opened;
-    }
-    await transport.handleRequest(req, res, body);
-  }
+    void serveMcp(req, res);
+  });
 
   await new Promise((resolve) => http.listen(options.port ?? 0, host, () => resolve(undefined)));
   const address = /** @type {import('node:net').AddressInfo} */ (http.address());
   return {
     url: `http://${host}:${address.port}/mcp`,
     port: address.port,
-    calls,
-    notes,
+    calls: state.calls,
+    notes: state.notes,
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close()));
+      await mcp.close();
       http.closeAllConnections();
       await new Promise((resolve) => http.close(() => resolve(undefined)));
     },
@@ -125,46 +87,48 @@ export async function startNotesServer(options = {}) {
 }
 
 /**
- * @param {Map<string, string>} notes
- * @param {Array<{ tool: string, arguments: Record<string, unknown> }>} calls
+ * The MCP server of one request: tools only.
+ * @param {import('./notes-server.mjs').NotesState} state
  */
-function notesServer(notes, calls) {
+function notesServer(state) {
   const server = new Server({ name: 'notes', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: NOTES_TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const args = request.params.arguments ?? {};
-    calls.push({ tool: request.params.name, arguments: args });
-    switch (request.params.name) {
-      case 'list_notes':
-        return text(notes.size === 0 ? 'no notes' : [...notes.keys()].join('\n'));
-      case 'add_note':
-        notes.set(String(args.title), String(args.text));
-        return text(`added "${String(args.title)}"`);
-      case 'delete_note':
-        if (!notes.delete(String(args.title))) return text(`no note "${String(args.title)}"`, true);
-        return text(`deleted "${String(args.title)}"`);
-      case 'purge_notes': {
-        const count = notes.size;
-        notes.clear();
-        return text(`deleted ${count} notes`);
-      }
-      default:
-        return text(`unknown tool ${request.params.name}`, true);
-    }
-  });
+  server.setRequestHandler('tools/list', () => ({ tools: NOTES_TOOLS }));
+  server.setRequestHandler('tools/call', (request) => callNotesTool(state, request.params));
   return server;
+}
+
+/**
+ * Answers one tools/call and records it in `state.calls`. Exported so that an MCP server
+ * built another way (the tests' SDK v1 upstream) serves the same tools.
+ * @param {import('./notes-server.mjs').NotesState} state
+ * @param {{ name: string, arguments?: Record<string, unknown> }} params
+ */
+export function callNotesTool(state, params) {
+  const { notes, calls } = state;
+  const args = params.arguments ?? {};
+  calls.push({ tool: params.name, arguments: args });
+  switch (params.name) {
+    case 'list_notes':
+      return text(notes.size === 0 ? 'no notes' : [...notes.keys()].join('\n'));
+    case 'add_note':
+      notes.set(String(args.title), String(args.text));
+      return text(`added "${String(args.title)}"`);
+    case 'delete_note':
+      if (!notes.delete(String(args.title))) return text(`no note "${String(args.title)}"`, true);
+      return text(`deleted "${String(args.title)}"`);
+    case 'purge_notes': {
+      const count = notes.size;
+      notes.clear();
+      return text(`deleted ${count} notes`);
+    }
+    default:
+      return text(`unknown tool ${params.name}`, true);
+  }
 }
 
 /** @param {string} value @param {boolean} [isError] */
 function text(value, isError = false) {
   return { content: [{ type: 'text', text: value }], isError };
-}
-
-/** @param {import('node:http').IncomingMessage} req @returns {Promise<string>} */
-async function readBody(req) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { canonicalJson } from '../audit/chain.js';
 import type { DecisionRecorder } from '../governance/decision-recorder.js';
@@ -17,8 +17,11 @@ export interface AgentSession {
   /** The principal's name (API key or Kubernetes identity), recorded as the proposer. */
   principal: string;
   actor: { id: string; type: ActorType };
-  /** Mcp-Session-Id of the agent's session with Arbiter. */
-  sessionId: string;
+  /**
+   * The agent's session: the Mcp-Session-Id of a 2025-11-25 session with Arbiter, or the
+   * correlation a 2026-07-28 call names (session-correlation.ts); absent when none.
+   */
+  sessionId?: string;
 }
 
 export interface GovernedToolCallsDeps {
@@ -112,7 +115,7 @@ export class GovernedToolCalls {
       return await this.deps.decisions.decide({
         proposal,
         principal: agent.principal,
-        recorded: { mcp: { fingerprint, server, session_id: agent.sessionId, tool } },
+        recorded: { mcp: { fingerprint, server, ...sessionOf(agent), tool } },
         dryRun: false,
       });
     } catch (err) {
@@ -171,8 +174,12 @@ function proposalOf(agent: AgentSession, capability: string, args: Record<string
   return {
     actor: agent.actor,
     action: { capability, parameters: args },
-    context: { session_id: agent.sessionId },
+    ...(agent.sessionId === undefined ? {} : { context: sessionOf(agent) }),
   };
+}
+
+function sessionOf(agent: AgentSession): { session_id?: string } {
+  return agent.sessionId === undefined ? {} : { session_id: agent.sessionId };
 }
 
 /** A decision's reason as a clause inside a sentence: without its own final full stop. */

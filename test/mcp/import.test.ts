@@ -70,7 +70,7 @@ describe('arbiter mcp import', () => {
     const down = await arbiter('mcp', 'import', notes.url, '--server', 'notes', '--timeout', '2');
     expect(down.code).toBe(1);
     expect(down.stderr).toBe(
-      `arbiter mcp import: cannot list the tools of ${notes.url}: fetch failed (ECONNREFUSED)\n`,
+      `arbiter mcp import: cannot list the tools of ${notes.url}: Version negotiation probe failed: fetch failed (ECONNREFUSED)\n`,
     );
     notes = await startNotesServer();
     for (const [args, message] of [
