@@ -4,6 +4,7 @@ import {
   Server,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
+import { ArbiterError } from '../model/index.js';
 import { failureText } from './failure-text.js';
 import type { AgentSession, GovernedToolCalls } from './governed-tool-calls.js';
 import { sessionCorrelation } from './session-correlation.js';
@@ -11,7 +12,8 @@ import type { UpstreamSession } from './upstream-session.js';
 
 /** One request to the tool proxy, as Arbiter authenticated and routed it. */
 export interface ProxiedRequest {
-  agent: AgentSession;
+  /** The agent behind it; throws an ArbiterError when the credential may not act as the named actor. */
+  agent: () => AgentSession;
   upstream: UpstreamSession;
 }
 
@@ -20,7 +22,7 @@ const PROXIED = 'dev.arbiter/proxied';
 
 /** The SDK's pass-through authInfo carrying one request's agent and upstream. */
 export function authInfoOf(proxied: ProxiedRequest) {
-  return { token: '', clientId: proxied.agent.principal, scopes: [], extra: { [PROXIED]: proxied } };
+  return { token: '', clientId: '', scopes: [], extra: { [PROXIED]: proxied } };
 }
 
 export interface GovernedMcpServerDeps {
@@ -43,16 +45,14 @@ export function governedServerFactory(server: string, deps: GovernedMcpServerDep
   };
 }
 
-function governedMcpServer(
-  name: string,
-  { agent, upstream }: ProxiedRequest,
-  deps: GovernedMcpServerDeps,
-): Server {
+function governedMcpServer(name: string, proxied: ProxiedRequest, deps: GovernedMcpServerDeps): Server {
+  const { upstream } = proxied;
   const server = new Server(
     { name: `arbiter-tool-proxy/${name}`, version: deps.version },
     { capabilities: { tools: {} } },
   );
   server.setRequestHandler('tools/list', async () => {
+    const agent = agentOf(proxied);
     try {
       return { tools: await deps.tools.list(agent, upstream) };
     } catch (err) {
@@ -63,6 +63,7 @@ function governedMcpServer(
     }
   });
   server.setRequestHandler('tools/call', async (request) => {
+    const agent = agentOf(proxied);
     const { name: tool, arguments: args, _meta } = request.params;
     const correlation = sessionCorrelation(_meta);
     if (correlation instanceof Error)
@@ -81,4 +82,14 @@ function governedMcpServer(
     }
   });
   return server;
+}
+
+/** The request's agent; a credential that may not act as it is told so in an MCP error. */
+function agentOf(proxied: ProxiedRequest): AgentSession {
+  try {
+    return proxied.agent();
+  } catch (err) {
+    if (err instanceof ArbiterError) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, err.message);
+    throw err;
+  }
 }

@@ -120,10 +120,13 @@ export class ToolProxy {
       await this.serveLegacy(name, served, req, res);
       return;
     }
-    const agent = {
-      principal: req.principal!.name,
-      actor: agentActor(req.principal!, req.get(ACTOR_HEADER), this.deps.index.current()),
-    };
+    const principal = req.principal!;
+    const actorHeader = req.get(ACTOR_HEADER);
+    // Resolved by the request's MCP handlers, which tell the agent what is wrong in MCP terms.
+    const agent = () => ({
+      principal: principal.name,
+      actor: agentActor(principal, actorHeader, this.deps.index.current()),
+    });
     const proxied: ProxiedRequest = { agent, upstream: served.connections.stateless() };
     await toNodeHandler(served.modern)(Object.assign(req, { auth: authInfoOf(proxied) }), res, req.body);
   };
@@ -144,7 +147,10 @@ export class ToolProxy {
         'MCP session opened',
       );
     }
-    const proxied: ProxiedRequest = { agent, upstream: served.connections.forSession(sessionId) };
+    const proxied: ProxiedRequest = {
+      agent: () => agent,
+      upstream: served.connections.forSession(sessionId),
+    };
     const serve = toNodeHandler({
       fetch: async (request) => {
         const response = await served.legacy(request, {
