@@ -1,5 +1,7 @@
 import {
   Client,
+  ProtocolError,
+  SdkHttpError,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type Tool,
@@ -20,8 +22,10 @@ const MAX_TOOL_PAGES = 100;
  * after a failed connection or close(). Every request is bounded by timeoutMs, so a slow
  * or silent upstream never hangs the agent.
  */
+type Connection = Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+
 export class UpstreamSession {
-  private connected: Promise<{ client: Client; transport: StreamableHTTPClientTransport }> | undefined;
+  private connected: Connection | undefined;
 
   constructor(
     readonly upstream: McpUpstream,
@@ -32,25 +36,50 @@ export class UpstreamSession {
   ) {}
 
   async listTools(): Promise<Tool[]> {
-    const { client } = await this.connection();
     // Every page, read again each time: what the upstream lists now.
-    const listed = await client.listTools(undefined, { timeout: this.timeoutMs, cacheMode: 'refresh' });
+    const listed = await this.use((client) =>
+      client.listTools(undefined, { timeout: this.timeoutMs, cacheMode: 'refresh' }),
+    );
     return listed.tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const { client } = await this.connection();
-    return client.callTool(
-      { name, arguments: args },
-      // A tool reporting progress does not get more time: the bound is the agent's.
-      { timeout: this.timeoutMs, maxTotalTimeout: this.timeoutMs },
+  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    return this.use((client) =>
+      client.callTool(
+        { name, arguments: args },
+        // A tool reporting progress does not get more time: the bound is the agent's.
+        { timeout: this.timeoutMs, maxTotalTimeout: this.timeoutMs },
+      ),
     );
   }
 
-  async close(): Promise<void> {
-    const connected = this.connected;
+  close(): Promise<void> {
+    return this.drop(this.connected);
+  }
+
+  /**
+   * Runs one request. A failure that is not the upstream's own answer drops the connection,
+   * so that the next request connects again; an upstream that forgot its session (it
+   * restarted: 404) did not run the request, which is sent once more on a new session.
+   */
+  private async use<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    const connected = this.connection();
+    const { client } = await connected;
+    try {
+      return await request(client);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      // Not waited for: ending the old session must not delay the answer.
+      void this.drop(connected);
+      if (!(err instanceof SdkHttpError && err.status === 404)) throw err;
+      return request((await this.connection()).client);
+    }
+  }
+
+  /** Closes `connected` if it is still the connection in use. */
+  private async drop(connected: Connection | undefined): Promise<void> {
+    if (!connected || connected !== this.connected) return;
     this.connected = undefined;
-    if (!connected) return;
     const { client, transport } = await connected.catch(() => ({ client: undefined, transport: undefined }));
     if (!client || !transport) return;
     // Ends a 2025-11-25 upstream session (DELETE) when there is one; never waits long.

@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import {
   tempManifests,
   type ArbiterProcess,
 } from '../support/arbiter-process.js';
+import { writeNotesManifestsFor } from '../support/mcp-manifests.js';
 import { startNotesServerV1 } from '../support/notes-server-v1.js';
 
 /**
@@ -75,26 +76,12 @@ async function startRoundRobin(targets: ArbiterProcess[]): Promise<RoundRobin> {
   };
 }
 
-/** The example's manifests again for the server name `notesv1` (the SDK v1 upstream). */
-async function manifestsFor(server: string, into: string): Promise<void> {
-  const from = join(REPO, 'examples/mcp/manifests');
-  for (const file of await readdir(from)) {
-    const text = (await readFile(join(from, file), 'utf8'))
-      .replaceAll('mcp.notes.', `mcp.${server}.`)
-      .replaceAll('mcp-notes-', `mcp-${server}-`)
-      .replaceAll('mcp-tool: notes/', `mcp-tool: ${server}/`)
-      .replaceAll('agent-001-notes', `agent-001-${server}`)
-      .replaceAll('notes-guard', `${server}-guard`);
-    await writeFile(join(into, `${server}-${file}`), text);
-  }
-}
-
 beforeAll(async () => {
   redis = await startRedisServer();
   upstreams = { v2: await startNotesServer(), v1: await startNotesServerV1() };
   manifestsDir = await tempManifests();
-  await manifestsFor('notes', manifestsDir);
-  await manifestsFor('notesv1', manifestsDir);
+  await cp(join(REPO, 'examples/mcp/manifests'), join(manifestsDir, 'mcp'), { recursive: true });
+  await writeNotesManifestsFor('notesv1', manifestsDir);
   const args = [
     '--redis',
     `${redis.url}/0`,

@@ -6,6 +6,8 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@mod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { startNotesServer, type NotesServer } from '../../examples/mcp/notes-server.mjs';
+import { writeNotesManifestsFor } from '../support/mcp-manifests.js';
+import { startNotesServerV1 } from '../support/notes-server-v1.js';
 import {
   call,
   KEYS,
@@ -18,6 +20,8 @@ import {
 // The agent: the MCP SDK's own client (v2), speaking either revision, through Arbiter to the
 // example notes server.
 let notes: NotesServer;
+/** The same tools from a server built with the SDK v1: 2025-11-25 sessions only. */
+let notesV1: NotesServer;
 let silent: Server;
 const silentSockets = new Set<Socket>();
 let arbiter: ArbiterProcess;
@@ -81,11 +85,13 @@ spec:
 
 beforeAll(async () => {
   notes = await startNotesServer();
+  notesV1 = await startNotesServerV1();
   silent = await startSilentServer();
   manifestsDir = await mkdtemp(join(tmpdir(), 'arbiter-mcp-manifests-'));
   await cp(join(REPO, 'examples/mcp/manifests'), manifestsDir, { recursive: true });
   await writeFile(join(manifestsDir, 'broken-upstreams.yaml'), BROKEN_UPSTREAMS);
   await writeFile(join(manifestsDir, 'typed-grants.yaml'), TYPED_GRANTS);
+  await writeNotesManifestsFor('notesv1', manifestsDir);
   // After importing, the team marked a note's text sensitive, and the title of a note to
   // delete (an approved retry must then match on a keyed fingerprint).
   const imported = join(manifestsDir, 'capabilities.yaml');
@@ -106,6 +112,8 @@ beforeAll(async () => {
       `gone=http://127.0.0.1:${await closedPort()}/mcp`,
       '--mcp-server',
       `slow=http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`,
+      '--mcp-server',
+      `notesv1=${notesV1.url}`,
       '--mcp-timeout',
       '1',
     ],
@@ -115,6 +123,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await arbiter?.stop();
   await notes?.close();
+  await notesV1?.close();
   for (const socket of silentSockets) socket.destroy();
   await new Promise((resolve) => silent?.close(resolve));
   await removeDir(manifestsDir);
@@ -360,6 +369,26 @@ describe.each(REVISIONS)('the MCP tool proxy, to an agent speaking %s', (revisio
 });
 
 describe('the MCP tool proxy', () => {
+  it.each(REVISIONS)(
+    'keeps forwarding when a 2025-11-25 upstream restarts and forgets its sessions (%s)',
+    async (revision) => {
+      const agent = await agentSession('notesv1', KEYS.agent, {}, revision);
+      try {
+        expect((await agent.callTool('list_notes')).isError).toBeFalsy();
+        await notesV1.close();
+        notesV1 = await startNotesServerV1({ port: notesV1.port });
+        const results = [];
+        for (let i = 0; i < 3; i++) results.push(await agent.callTool('list_notes'));
+        // At most the call on the connection the restart cut fails; the proxy then opens
+        // a new upstream session (Arbiter's own session with the agent is not affected).
+        expect(results.slice(1).map(textOf)).toEqual(['no notes', 'no notes']);
+        expect(notesV1.calls.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await agent.client.close();
+      }
+    },
+  );
+
   it('opens no session without a valid credential, and keeps a session to its own', async () => {
     await expect(agentSession('notes', 'not-a-key')).rejects.toThrow(/UNAUTHENTICATED|\(HTTP 401\)/);
     const bare = await fetch(`${arbiter.url}/mcp/notes`, {
@@ -467,7 +496,7 @@ describe('the MCP tool proxy', () => {
   it('answers 404 with the configured names for an unknown server', async () => {
     const res = await call(arbiter.url, 'POST', '/mcp/unknown', { key: KEYS.agent, body: {} });
     expect(res.status).toBe(404);
-    expect(res.body.error.message).toBe('no MCP server "unknown" (configured: notes, gone, slow)');
+    expect(res.body.error.message).toBe('no MCP server "unknown" (configured: notes, gone, slow, notesv1)');
   });
 
   // Last: it stops the server the other tests share.

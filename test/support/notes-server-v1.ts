@@ -18,9 +18,10 @@ import {
 /**
  * The example notes server's tools, served with the MCP SDK v1: protocol revision
  * 2025-11-25 only, with sessions kept in memory (Mcp-Session-Id), as servers built before
- * SDK v2 are. An upstream of the other kind than examples/mcp/notes-server.mjs.
+ * SDK v2 are. An upstream of the other kind than examples/mcp/notes-server.mjs. Started
+ * again on the same port, it has forgotten its sessions, as a restarted server has.
  */
-export async function startNotesServerV1(): Promise<NotesServer> {
+export async function startNotesServerV1(options: { port?: number } = {}): Promise<NotesServer> {
   const state: NotesState = { notes: new Map(), calls: [] };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
 
@@ -67,7 +68,7 @@ export async function startNotesServerV1(): Promise<NotesServer> {
       res.end(String(err));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
