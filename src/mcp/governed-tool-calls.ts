@@ -10,6 +10,7 @@ import type { ActorType, Proposal } from '../model/index.js';
 import { failureText } from './failure-text.js';
 import { bounded, summariseToolResult } from './result-summary.js';
 import { capabilityForTool } from './tool-capability.js';
+import { passedOnMeta } from './upstream-meta.js';
 import type { UpstreamSession } from './upstream-session.js';
 
 /** The agent behind an MCP session: who authenticated, and the actor it acts as. */
@@ -96,7 +97,7 @@ export class GovernedToolCalls {
     // A result may echo the arguments: its summary is recorded without their sensitive values.
     const scrub = (text: string) => this.deps.executions.scrubbedText(proposal, text);
     const result = await this.forward(upstream, tool, args, decision, scrub);
-    return { ...result, _meta: { ...result._meta, ...meta } };
+    return { ...result, _meta: { ...passedOnMeta(result._meta), ...meta } };
   }
 
   private async decide(

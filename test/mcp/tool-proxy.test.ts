@@ -226,6 +226,10 @@ describe.each(REVISIONS)('the MCP tool proxy, to an agent speaking %s', (revisio
       const result = await agent.callTool('add_note', { title: 'groceries', text: 'milk' });
       expect(result.isError).toBeFalsy();
       expect(textOf(result)).toBe('added "groceries"');
+      // The upstream's identity stays between it and Arbiter.
+      const serverInfo = result._meta?.['io.modelcontextprotocol/serverInfo'] as
+        { name?: string } | undefined;
+      expect(serverInfo?.name).not.toBe('notes');
       expect(notes.calls.slice(before)).toEqual([
         { tool: 'add_note', arguments: { title: 'groceries', text: 'milk' } },
       ]);
