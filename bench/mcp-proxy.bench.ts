@@ -2,8 +2,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { NotesServer } from '../examples/mcp/notes-server.mjs';
 import type * as ReceiptCheckExample from '../examples/mcp/receipt-check.mjs';
 import { formatVerifierKey, generateSigningKey, verifierOf } from '../src/audit/note/note-keys.js';
@@ -21,9 +20,25 @@ async function notesModule(): Promise<{ startNotesServer(): Promise<NotesServer>
   }>;
 }
 
-async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'bench-agent', version: '1.0.0' });
+/** The protocol revisions measured: a 2026-07-28 client (stateless) and a 2025-11-25 one (a session). */
+const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
+type Revision = (typeof REVISIONS)[number];
+
+/** The SDK v2 client, pinned to one revision. */
+async function connect(
+  url: string,
+  revision: Revision,
+  headers: Record<string, string> = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: 'bench-agent', version: '1.0.0' },
+    revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: revision } } } : {},
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  if (client.getNegotiatedProtocolVersion() !== revision)
+    throw new Error(
+      `mcp-proxy bench: ${url} negotiated ${client.getNegotiatedProtocolVersion()}, not ${revision}`,
+    );
   return client;
 }
 
@@ -43,8 +58,9 @@ async function callLatencies(client: Client, count: number): Promise<number[]> {
 /**
  * 13. The tool proxy: an MCP tool call through Arbiter (authentication, the decision, its
  * audit entry, forwarding, the execution entry) against the same call made directly to
- * the upstream MCP server, both with the MCP SDK's client, one call at a time; with the
- * embedded file audit (two fsyncs per call) and with Redis.
+ * the upstream MCP server, both with the MCP SDK's client, one call at a time, for a
+ * client of each protocol revision; with the embedded file audit (two fsyncs per call)
+ * and with Redis (where a 2025-11-25 session is also looked up in Redis on each request).
  */
 export async function mcpProxyBench(report: Report, settings: BenchSettings): Promise<void> {
   await receiptCost(report, settings);
@@ -77,56 +93,75 @@ async function throughArbiter(
     extraArgs: ['--mcp-server', `notes=${notes.url}`],
   });
   try {
-    const direct = await connect(notes.url);
-    const proxied = await connect(`${arbiter.url}/mcp/notes`, { Authorization: 'Bearer dev-agent-key' });
-    // Warm both paths, then interleave rounds so that drift hits both alike.
-    await callLatencies(direct, count / 10);
-    await callLatencies(proxied, count / 10);
-    const through: number[] = [];
-    const straight: number[] = [];
-    const rounds = 5;
-    const before = await metricSums(arbiter.url);
-    for (let round = 0; round < rounds; round++) {
-      straight.push(...(await callLatencies(direct, count / rounds)));
-      through.push(...(await callLatencies(proxied, count / rounds)));
-    }
-    const after = await metricSums(arbiter.url);
-    await direct.close();
-    await proxied.close();
-    const [a, b] = [through, straight].map((ms) => [...ms].sort((x, y) => x - y));
-    for (const p of [50, 99]) {
-      report.add({
-        benchmark: 'mcp-proxy',
-        metric: `tools/call p${p} through Arbiter, ${label} (${count} sequential calls; baseline: the upstream directly)`,
-        arbiter: percentile(a!, p),
-        baseline: percentile(b!, p),
-        unit: 'ms',
-        higherIsBetter: false,
+    for (const revision of REVISIONS) {
+      const direct = await connect(notes.url, revision);
+      const proxied = await connect(`${arbiter.url}/mcp/notes`, revision, {
+        Authorization: 'Bearer dev-agent-key',
       });
+      try {
+        await measure(report, count, `${revision}, ${label}`, arbiter.url, direct, proxied);
+      } finally {
+        await direct.close();
+        await proxied.close();
+      }
     }
-    report.add({
-      benchmark: 'mcp-proxy',
-      metric: `added per call, p50, ${label} (decision, two audit entries, one more hop)`,
-      arbiter: percentile(a!, 50) - percentile(b!, 50),
-      unit: 'ms',
-    });
-    report.add({
-      benchmark: 'mcp-proxy',
-      metric: `of which audit appends (two per call), mean, ${label}`,
-      arbiter: ((after.append - before.append) / count) * 1000,
-      unit: 'ms',
-    });
-    report.add({
-      benchmark: 'mcp-proxy',
-      metric: `upstream call as the proxy sees it, mean, ${label} (baseline: the direct call, mean)`,
-      arbiter: ((after.upstream - before.upstream) / count) * 1000,
-      baseline: straight.reduce((sum, ms) => sum + ms, 0) / straight.length,
-      unit: 'ms',
-      higherIsBetter: false,
-    });
   } finally {
     await arbiter.stop();
   }
+}
+
+/** One revision against one Arbiter: `count` calls each way, and the rows they give. */
+async function measure(
+  report: Report,
+  count: number,
+  label: string,
+  arbiterUrl: string,
+  direct: Client,
+  proxied: Client,
+): Promise<void> {
+  // Warm both paths, then interleave rounds so that drift hits both alike.
+  await callLatencies(direct, count / 10);
+  await callLatencies(proxied, count / 10);
+  const through: number[] = [];
+  const straight: number[] = [];
+  const rounds = 5;
+  const before = await metricSums(arbiterUrl);
+  for (let round = 0; round < rounds; round++) {
+    straight.push(...(await callLatencies(direct, count / rounds)));
+    through.push(...(await callLatencies(proxied, count / rounds)));
+  }
+  const after = await metricSums(arbiterUrl);
+  const [a, b] = [through, straight].map((ms) => [...ms].sort((x, y) => x - y));
+  for (const p of [50, 99]) {
+    report.add({
+      benchmark: 'mcp-proxy',
+      metric: `tools/call p${p} through Arbiter, ${label} (${count} sequential calls; baseline: the upstream directly)`,
+      arbiter: percentile(a!, p),
+      baseline: percentile(b!, p),
+      unit: 'ms',
+      higherIsBetter: false,
+    });
+  }
+  report.add({
+    benchmark: 'mcp-proxy',
+    metric: `added per call, p50, ${label} (decision, two audit entries, one more hop)`,
+    arbiter: percentile(a!, 50) - percentile(b!, 50),
+    unit: 'ms',
+  });
+  report.add({
+    benchmark: 'mcp-proxy',
+    metric: `of which audit appends (two per call), mean, ${label}`,
+    arbiter: ((after.append - before.append) / count) * 1000,
+    unit: 'ms',
+  });
+  report.add({
+    benchmark: 'mcp-proxy',
+    metric: `upstream call as the proxy sees it, mean, ${label} (baseline: the direct call, mean)`,
+    arbiter: ((after.upstream - before.upstream) / count) * 1000,
+    baseline: straight.reduce((sum, ms) => sum + ms, 0) / straight.length,
+    unit: 'ms',
+    higherIsBetter: false,
+  });
 }
 
 /** Sums of the histograms that split a proxied call: audit appends and upstream calls (seconds). */

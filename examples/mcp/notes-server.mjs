@@ -1,23 +1,17 @@
 #!/usr/bin/env node
 // An example MCP server for the tool proxy: notes kept in memory, four tools, served over
-// Streamable HTTP at http://HOST:PORT/mcp. Run it with `node examples/mcp/notes-server.mjs
-// [PORT] [--receipt-vkey FILE]` (default port 3001) and put Arbiter in front of it (README,
-// "Governing MCP tools"). With --receipt-vkey (Arbiter's verifier key), it refuses every call
-// without a receipt of Arbiter's that holds for it (receipt-check.mjs).
-import { randomUUID } from 'node:crypto';
+// Streamable HTTP at http://HOST:PORT/mcp to clients of both protocol revisions (2026-07-28,
+// and 2025-11-25 without sessions), with the official SDK v2. Run it with
+// `node examples/mcp/notes-server.mjs [PORT] [--receipt-vkey FILE]` (default port 3001) and put
+// Arbiter in front of it (README, "Governing MCP tools"). With --receipt-vkey (Arbiter's verifier
+// key), it refuses every call without a receipt of Arbiter's that holds for it (receipt-check.mjs).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  isInitializeRequest,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, Server } from '@modelcontextprotocol/server';
 import { parseVerifierKey, RECEIPT_META, receiptRefusal } from './receipt-check.mjs';
 
 const title = { type: 'string', minLength: 1, maxLength: 200 };
@@ -35,8 +29,8 @@ export const NOTES_TOOLS = [
     description: 'Add a note, or replace the note with the same title',
     inputSchema: {
       type: 'object',
-      required: ['title', 'text'],
       properties: { title, text: { type: 'string', maxLength: 10000 } },
+      required: ['title', 'text'],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: false },
@@ -46,8 +40,8 @@ export const NOTES_TOOLS = [
     description: 'Delete one note',
     inputSchema: {
       type: 'object',
-      required: ['title'],
       properties: { title },
+      required: ['title'],
       additionalProperties: false,
     },
     annotations: { destructiveHint: true },
@@ -61,70 +55,39 @@ export const NOTES_TOOLS = [
 ];
 
 /**
- * Starts the server. `calls` lists every tools/call it accepted, in order (with its receipt,
- * if it had one): what reached the upstream, for tests that check what the proxy let through.
- * With `receiptVkey` (Arbiter's verifier key) it accepts only calls with a receipt that holds.
+ * Starts the server. `calls` lists every tools/call it received, in order: what reached
+ * the upstream, for tests that check what the proxy let through.
  * @param {{ port?: number, host?: string, receiptVkey?: string }} [options]
  */
 export async function startNotesServer(options = {}) {
   const host = options.host ?? '127.0.0.1';
-  const receiptKey = options.receiptVkey === undefined ? undefined : parseVerifierKey(options.receiptVkey);
-  /** @type {Map<string, string>} */
-  const notes = new Map();
-  /** @type {Array<{ tool: string, arguments: Record<string, unknown> }>} */
-  const calls = [];
-  /** @type {Map<string, StreamableHTTPServerTransport>} */
-  const sessions = new Map();
+  /** @type {import('./notes-server.mjs').NotesState} */
+  const state = {
+    notes: new Map(),
+    calls: [],
+    ...(options.receiptVkey === undefined ? {} : { receiptKey: parseVerifierKey(options.receiptVkey) }),
+  };
+  // One fresh server instance per request: nothing is kept between requests but the notes.
+  const mcp = createMcpHandler(() => notesServer(state));
+  const serveMcp = toNodeHandler(mcp);
 
   const http = createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end(String(err));
-    });
-  });
-
-  /** @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res */
-  async function handle(req, res) {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') {
       res.writeHead(404).end();
       return;
     }
-    let body;
-    if (req.method === 'POST') {
-      try {
-        body = JSON.parse(await readBody(req));
-      } catch {
-        res.writeHead(400, { 'content-type': 'text/plain' }).end('body is not JSON');
-        return;
-      }
-    }
-    const sessionId = req.headers['mcp-session-id'];
-    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (!transport) {
-      if (sessionId !== undefined || !isInitializeRequest(body)) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('no such session; initialize first');
-        return;
-      }
-      const opened = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, opened),
-      });
-      opened.onclose = () => void (opened.sessionId && sessions.delete(opened.sessionId));
-      await notesServer(notes, calls, receiptKey).connect(opened);
-      transport = opened;
-    }
-    await transport.handleRequest(req, res, body);
-  }
+    void serveMcp(req, res);
+  });
 
   await new Promise((resolve) => http.listen(options.port ?? 0, host, () => resolve(undefined)));
   const address = /** @type {import('node:net').AddressInfo} */ (http.address());
   return {
     url: `http://${host}:${address.port}/mcp`,
     port: address.port,
-    calls,
-    notes,
+    calls: state.calls,
+    notes: state.notes,
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close()));
+      await mcp.close();
       http.closeAllConnections();
       await new Promise((resolve) => http.close(() => resolve(undefined)));
     },
@@ -132,50 +95,52 @@ export async function startNotesServer(options = {}) {
 }
 
 /**
- * @param {Map<string, string>} notes
- * @param {Array<{ tool: string, arguments: Record<string, unknown>, receipt?: unknown }>} calls
- * @param {ReturnType<typeof parseVerifierKey>} [receiptKey]
+ * The MCP server of one request: tools only.
+ * @param {import('./notes-server.mjs').NotesState} state
  */
-function notesServer(notes, calls, receiptKey) {
+function notesServer(state) {
   const server = new Server({ name: 'notes', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: NOTES_TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const args = request.params.arguments ?? {};
-    const refused = receiptRefusal(receiptKey, request.params);
-    if (refused) return refused;
-    const receipt = request.params._meta?.[RECEIPT_META];
-    calls.push({ tool: request.params.name, arguments: args, ...(receipt === undefined ? {} : { receipt }) });
-    switch (request.params.name) {
-      case 'list_notes':
-        return text(notes.size === 0 ? 'no notes' : [...notes.keys()].join('\n'));
-      case 'add_note':
-        notes.set(String(args.title), String(args.text));
-        return text(`added "${String(args.title)}"`);
-      case 'delete_note':
-        if (!notes.delete(String(args.title))) return text(`no note "${String(args.title)}"`, true);
-        return text(`deleted "${String(args.title)}"`);
-      case 'purge_notes': {
-        const count = notes.size;
-        notes.clear();
-        return text(`deleted ${count} notes`);
-      }
-      default:
-        return text(`unknown tool ${request.params.name}`, true);
-    }
-  });
+  server.setRequestHandler('tools/list', () => ({ tools: NOTES_TOOLS }));
+  server.setRequestHandler('tools/call', (request) => callNotesTool(state, request.params));
   return server;
+}
+
+/**
+ * Answers one tools/call and records it in `state.calls`. Exported so that an MCP server
+ * built another way (the tests' SDK v1 upstream) serves the same tools.
+ * @param {import('./notes-server.mjs').NotesState} state
+ * @param {{ name: string, arguments?: Record<string, unknown>, _meta?: Record<string, unknown> }} params
+ */
+export function callNotesTool(state, params) {
+  const { notes, calls } = state;
+  const args = params.arguments ?? {};
+  // Given Arbiter's key, only a call Arbiter governed (its receipt holds for it) is served.
+  const refused = receiptRefusal(state.receiptKey, params);
+  if (refused) return refused;
+  const receipt = params._meta?.[RECEIPT_META];
+  calls.push({ tool: params.name, arguments: args, ...(receipt === undefined ? {} : { receipt }) });
+  switch (params.name) {
+    case 'list_notes':
+      return text(notes.size === 0 ? 'no notes' : [...notes.keys()].join('\n'));
+    case 'add_note':
+      notes.set(String(args.title), String(args.text));
+      return text(`added "${String(args.title)}"`);
+    case 'delete_note':
+      if (!notes.delete(String(args.title))) return text(`no note "${String(args.title)}"`, true);
+      return text(`deleted "${String(args.title)}"`);
+    case 'purge_notes': {
+      const count = notes.size;
+      notes.clear();
+      return text(`deleted ${count} notes`);
+    }
+    default:
+      return text(`unknown tool ${params.name}`, true);
+  }
 }
 
 /** @param {string} value @param {boolean} [isError] */
 function text(value, isError = false) {
   return { content: [{ type: 'text', text: value }], isError };
-}
-
-/** @param {import('node:http').IncomingMessage} req @returns {Promise<string>} */
-async function readBody(req) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

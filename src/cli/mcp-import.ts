@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { capabilitiesForTools } from '../mcp/capability-manifests.js';
 import { diffDefinitions, formatDefinitionDiff, isUnchanged } from '../mcp/definition-diff.js';
 import type { CapabilityObject } from '../model/index.js';

@@ -18,9 +18,10 @@ import { DecisionService } from '../governance/decision-service.js';
 import { ExpirySweeper } from '../governance/expiry-sweeper.js';
 import { DefinitionChanges } from '../mcp/definition-changes.js';
 import { GovernedToolCalls } from '../mcp/governed-tool-calls.js';
+import { MemoryMcpSessions, RedisMcpSessions, type McpSessions } from '../mcp/sessions/index.js';
 import { ToolDefinitions } from '../mcp/tool-definitions.js';
 import { ToolPins } from '../mcp/tool-pins.js';
-import { ToolProxy } from '../mcp/tool-proxy.js';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_SESSIONS, ToolProxy } from '../mcp/tool-proxy.js';
 import { openParameterMasker } from './mask-key.js';
 import type { RollbackReport } from '../audit/audit-log.js';
 import type { ParameterMasker } from '../governance/parameter-masker.js';
@@ -262,10 +263,11 @@ async function startOnServer(
             ...(await readReceiptSigning(options)),
           }),
           index,
+          sessions: openMcpSessions(options, clock),
           logger: logger.child({ component: 'tool-proxy' }),
           clock,
         },
-        { ...options.mcp, version: VERSION },
+        { ...options.mcp, ...MCP_SESSION_BOUNDS, version: VERSION },
       )
     : undefined;
   const admission = options.kubernetes?.admission
@@ -342,8 +344,8 @@ async function startOnServer(
       shuttingDown.abort();
       clearInterval(verifier);
       logger.info({ reason }, 'shutting down: draining requests');
-      // MCP sessions end now (their event streams would hold the server open); tool calls
-      // in flight finish and record their execution before the audit log closes.
+      // MCP requests are refused from now on; tool calls in flight finish and record their
+      // execution before the audit log closes.
       const proxyClosed = toolProxy?.close();
       // Keep-alive connections turn idle as their last response goes out: close them as they do.
       const sweeper = setInterval(() => server.closeIdleConnections(), 50);
@@ -367,6 +369,18 @@ async function startOnServer(
     return closing;
   };
   return { server, port, logger, shutdown, admissionPort: () => admission?.port() };
+}
+
+const MCP_SESSION_BOUNDS = { idleMs: DEFAULT_IDLE_MS, maxSessions: DEFAULT_MAX_SESSIONS };
+
+/** 2025-11-25 MCP sessions: in Redis when replicas share one, so that any replica serves them. */
+function openMcpSessions(options: ServeOptions, clock: () => Date): McpSessions {
+  return options.redis
+    ? new RedisMcpSessions(
+        { url: options.redis.url, timeoutMs: options.redis.appendTimeoutMs, ...MCP_SESSION_BOUNDS },
+        clock,
+      )
+    : new MemoryMcpSessions(MCP_SESSION_BOUNDS, clock);
 }
 
 export async function serve(options: ServeOptions): Promise<void> {

@@ -25,8 +25,11 @@ export interface McpCallData {
   /** The upstream server's name (`--mcp-server NAME=URL`). */
   server: string;
   tool: string;
-  /** The agent's MCP session (Mcp-Session-Id), also the proposal's context.session_id. */
-  session_id: string;
+  /**
+   * The agent's MCP session (2025-11-25 Mcp-Session-Id, or the correlation a 2026-07-28
+   * call names), also the proposal's context.session_id; absent when there is none.
+   */
+  session_id?: string;
   /** Identifies "the same call" for an approved retry: actor, tool and arguments. */
   fingerprint: string;
   /**

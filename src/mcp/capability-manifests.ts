@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { CapabilityObject, RiskLevel } from '../model/index.js';
 import { capabilityObjectName } from '../sources/object-names.js';
 import { capabilityForTool } from './tool-capability.js';

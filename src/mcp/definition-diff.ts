@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { canonicalJson } from '../audit/chain.js';
 import type { CapabilityObject, CapabilitySpec } from '../model/index.js';
 import { capabilitiesForTools } from './capability-manifests.js';

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { canonicalJson } from '../audit/chain.js';
 import type { DecisionRecorder } from '../governance/decision-recorder.js';
@@ -13,6 +13,7 @@ import { RECEIPT_META, signReceipt } from './receipt.js';
 import { bounded, summariseToolResult } from './result-summary.js';
 import { capabilityForTool } from './tool-capability.js';
 import type { ToolPins } from './tool-pins.js';
+import { passedOnMeta } from './upstream-meta.js';
 import type { UpstreamSession } from './upstream-session.js';
 
 /** The agent behind an MCP session: who authenticated, and the actor it acts as. */
@@ -20,8 +21,11 @@ export interface AgentSession {
   /** The principal's name (API key or Kubernetes identity), recorded as the proposer. */
   principal: string;
   actor: { id: string; type: ActorType };
-  /** Mcp-Session-Id of the agent's session with Arbiter. */
-  sessionId: string;
+  /**
+   * The agent's session: the Mcp-Session-Id of a 2025-11-25 session with Arbiter, or the
+   * correlation a 2026-07-28 call names (session-correlation.ts); absent when none.
+   */
+  sessionId?: string;
 }
 
 export interface GovernedToolCallsDeps {
@@ -108,7 +112,7 @@ export class GovernedToolCalls {
     // A result may echo the arguments: its summary is recorded without their sensitive values.
     const scrub = (text: string) => this.deps.executions.scrubbedText(proposal, text);
     const result = await this.forward(upstream, tool, args, decision, scrub, receipt);
-    return { ...result, _meta: { ...result._meta, ...meta } };
+    return { ...result, _meta: { ...passedOnMeta(result._meta), ...meta } };
   }
 
   private async decide(
@@ -132,7 +136,7 @@ export class GovernedToolCalls {
         proposal,
         principal: agent.principal,
         recorded: {
-          mcp: { fingerprint, server, session_id: agent.sessionId, tool, ...recordedDefinition(observed) },
+          mcp: { fingerprint, server, ...sessionOf(agent), tool, ...recordedDefinition(observed) },
         },
         dryRun: false,
         observed,
@@ -217,7 +221,7 @@ function proposalOf(agent: AgentSession, capability: string, args: Record<string
   return {
     actor: agent.actor,
     action: { capability, parameters: args },
-    context: { session_id: agent.sessionId },
+    ...(agent.sessionId === undefined ? {} : { context: sessionOf(agent) }),
   };
 }
 
@@ -226,6 +230,10 @@ function recordedDefinition(observed: Observations): { definition_digest?: strin
   return observed.toolDefinitionDigest === undefined
     ? {}
     : { definition_digest: observed.toolDefinitionDigest };
+}
+
+function sessionOf(agent: AgentSession): { session_id?: string } {
+  return agent.sessionId === undefined ? {} : { session_id: agent.sessionId };
 }
 
 /** A decision's reason as a clause inside a sentence: without its own final full stop. */

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { toolDefinitionDigest } from './tool-definition-digest.js';
 import type { UpstreamSession } from './upstream-session.js';
 

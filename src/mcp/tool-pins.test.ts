@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { capability } from '../engine/test-fixtures.js';

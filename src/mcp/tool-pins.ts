@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { definitionChanged } from '../engine/index.js';
 import type { IndexedCapability, IndexSnapshot } from '../index/index.js';
 import type { Observations } from '../model/index.js';

@@ -1,208 +1,204 @@
-import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  isInitializeRequest,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+  createMcpHandler,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  type LegacyHttpHandler,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { IndexSnapshot } from '../index/index.js';
 import { ArbiterError } from '../model/index.js';
 import { ACTOR_HEADER, agentActor } from './agent-actor.js';
-import { failureText } from './failure-text.js';
-import type { AgentSession, GovernedToolCalls } from './governed-tool-calls.js';
-import { UpstreamSession, type McpUpstream } from './upstream-session.js';
+import { authInfoOf, governedServerFactory, type ProxiedRequest } from './governed-mcp-server.js';
+import type { GovernedToolCalls } from './governed-tool-calls.js';
+import { LegacySessions, SESSION_HEADER } from './legacy-sessions.js';
+import type { McpSessions } from './sessions/index.js';
+import { UpstreamConnections } from './upstream-connections.js';
+import type { McpUpstream } from './upstream-session.js';
 
 export interface ToolProxyOptions {
   upstreams: readonly McpUpstream[];
   /** Bound of every upstream request (--mcp-timeout). */
   timeoutMs: number;
   version: string;
-  /** A session unused this long is closed (and its upstream session with it). */
+  /** A 2025-11-25 session unused this long ends; an upstream connection unused this long closes. */
   idleMs?: number;
-  /** Most open sessions; a new one past it is refused with 503. */
+  /** Most open 2025-11-25 sessions (across replicas with Redis); a new one past it is refused with 503. */
   maxSessions?: number;
 }
 
 export interface ToolProxyDeps {
   tools: GovernedToolCalls;
   index: { current(): IndexSnapshot };
+  /** The open 2025-11-25 sessions: in memory, or in Redis for replicas. close() closes it. */
+  sessions: McpSessions;
   logger: Logger;
   clock: () => Date;
 }
 
-interface ProxySession {
-  agent: AgentSession;
-  transport: StreamableHTTPServerTransport;
-  upstream: UpstreamSession;
-  lastUsedMs: number;
+/** One upstream as this replica serves it. */
+interface ServedUpstream {
+  connections: UpstreamConnections;
+  /** 2026-07-28: a fresh MCP server per request, nothing kept between requests. */
+  modern: McpHttpHandler;
+  /** 2025-11-25: the same, once LegacySessions has found the session. */
+  legacy: LegacyHttpHandler;
 }
 
-const DEFAULT_IDLE_MS = 30 * 60_000;
-const DEFAULT_MAX_SESSIONS = 10_000;
-const SESSION_HEADER = 'mcp-session-id';
+export const DEFAULT_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 10_000;
 
 /**
- * The tool proxy: MCP (Streamable HTTP) at /mcp/<server> for each upstream server. An agent
- * opens a session with its API credential; every tools/call in it is governed by
- * GovernedToolCalls, and its tools/list shows only what the agent may call.
+ * The tool proxy: MCP (Streamable HTTP) at /mcp/<server> for each upstream server, to
+ * clients of both revisions. 2026-07-28 requests are stateless; 2025-11-25 sessions live
+ * in McpSessions, not in this process. So any replica serves any request: each is served
+ * by a fresh MCP server (the SDK's) whose every tools/call GovernedToolCalls governs.
  */
 export class ToolProxy {
-  private readonly upstreams: ReadonlyMap<string, McpUpstream>;
-  private readonly sessions = new Map<string, ProxySession>();
+  private readonly upstreams: ReadonlyMap<string, ServedUpstream>;
+  private readonly legacySessions: LegacySessions;
+  private readonly idleMs: number;
   private readonly sweeper: NodeJS.Timeout;
   /** Tool calls being decided or forwarded: close() waits for them to be recorded. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  private closing = false;
 
   constructor(
     private readonly deps: ToolProxyDeps,
-    private readonly options: ToolProxyOptions,
+    options: ToolProxyOptions,
   ) {
-    this.upstreams = new Map(options.upstreams.map((u) => [u.name, u]));
-    const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
-    this.sweeper = setInterval(() => this.closeIdle(idleMs), Math.min(idleMs, 60_000));
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    this.legacySessions = new LegacySessions(deps.sessions, deps.index, deps.clock);
+    const onerror = (err: Error) => deps.logger.debug({ err }, 'MCP request rejected');
+    const serving = { tools: deps.tools, version: options.version, track: this.track };
+    this.upstreams = new Map(
+      options.upstreams.map((upstream) => {
+        const factory = governedServerFactory(upstream.name, serving);
+        const connections = new UpstreamConnections(
+          upstream,
+          { ...options, maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS },
+          deps.clock,
+        );
+        const served: ServedUpstream = {
+          connections,
+          modern: createMcpHandler(factory, { legacy: 'reject', onerror }),
+          legacy: legacyStatelessFallback(factory, onerror),
+        };
+        return [upstream.name, served];
+      }),
+    );
+    this.sweeper = setInterval(() => void this.closeIdle(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
-  }
-
-  get openSessions(): number {
-    return this.sessions.size;
   }
 
   /** Mounted at /mcp behind `authenticate` (the governance:propose scope). */
   router(authenticate: RequestHandler, jsonBody: RequestHandler): Router {
     const router = express.Router();
+    // No GET: Arbiter sends nothing unasked, so there is no event stream to open (405).
     router.post('/:server', authenticate, jsonBody, this.handle);
-    router.get('/:server', authenticate, this.handle);
-    router.delete('/:server', authenticate, this.handle);
+    router.delete('/:server', authenticate, this.end);
     return router;
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.sweeper);
-    const calls = [...this.inFlight];
-    await Promise.all([...this.sessions.values()].map((session) => session.transport.close()));
-    await Promise.allSettled(calls);
+    await Promise.allSettled([...this.inFlight]);
+    for (const served of this.upstreams.values()) {
+      await served.modern.close();
+      await served.connections.close();
+    }
+    await this.deps.sessions.close();
   }
 
   private readonly handle = async (req: Request, res: Response): Promise<void> => {
+    const [name, served] = this.served(req);
+    const probe = await toWebRequest(req, req.body);
+    if (await isLegacyRequest(probe, req.body)) {
+      await this.serveLegacy(name, served, req, res);
+      return;
+    }
+    const principal = req.principal!;
+    const actorHeader = req.get(ACTOR_HEADER);
+    // Resolved by the request's MCP handlers, which tell the agent what is wrong in MCP terms.
+    const agent = () => ({
+      principal: principal.name,
+      actor: agentActor(principal, actorHeader, this.deps.index.current()),
+    });
+    const proxied: ProxiedRequest = { agent, upstream: served.connections.stateless() };
+    await toNodeHandler(served.modern)(Object.assign(req, { auth: authInfoOf(proxied) }), res, req.body);
+  };
+
+  /** A 2025-11-25 request: its session is found (or opened) wherever it was opened. */
+  private async serveLegacy(name: string, served: ServedUpstream, req: Request, res: Response) {
+    const { opened, ...agent } = await this.legacySessions.admit({
+      principal: req.principal!,
+      server: name,
+      sessionId: req.get(SESSION_HEADER),
+      actorHeader: req.get(ACTOR_HEADER),
+      body: req.body,
+    });
+    const { sessionId } = agent;
+    if (opened) {
+      this.deps.logger.info(
+        { session_id: sessionId, server: name, actor_id: agent.actor.id, principal: agent.principal },
+        'MCP session opened',
+      );
+    }
+    const proxied: ProxiedRequest = {
+      agent: () => agent,
+      upstream: served.connections.forSession(sessionId),
+    };
+    const serve = toNodeHandler({
+      fetch: async (request) => {
+        const response = await served.legacy(request, {
+          authInfo: authInfoOf(proxied),
+          parsedBody: req.body,
+        });
+        if (opened && !response.ok) await this.legacySessions.forget(sessionId);
+        const headers = new Headers(response.headers);
+        headers.set(SESSION_HEADER, sessionId);
+        return new Response(response.body, {
+          status: response.status,
+          statusText: response.statusText,
+          headers,
+        });
+      },
+    });
+    await serve(req, res, req.body);
+  }
+
+  /** DELETE: a 2025-11-25 agent ends its session, on whichever replica. */
+  private readonly end = async (req: Request, res: Response): Promise<void> => {
+    const [name, served] = this.served(req);
+    const sessionId = req.get(SESSION_HEADER);
+    await this.legacySessions.end(sessionId, name, req.principal!);
+    await served.connections.endSession(sessionId!);
+    this.deps.logger.info({ session_id: sessionId, server: name }, 'MCP session ended');
+    res.status(200).end();
+  };
+
+  private served(req: Request): [string, ServedUpstream] {
+    if (this.closing)
+      throw new ArbiterError('UNAVAILABLE', 'shutting down: send MCP requests to another replica');
     const name = String(req.params.server);
-    const upstream = this.upstreams.get(name);
-    if (!upstream) {
+    const served = this.upstreams.get(name);
+    if (!served) {
       const known = [...this.upstreams.keys()].join(', ') || 'none';
       throw new ArbiterError('NOT_FOUND', `no MCP server "${name}" (configured: ${known})`);
     }
-    const sessionId = req.get(SESSION_HEADER);
-    if (sessionId === undefined) {
-      await this.open(upstream, req, res);
-      return;
-    }
-    const session = this.sessions.get(sessionId);
-    if (!session || session.upstream.upstream.name !== upstream.name) {
-      // 404 tells an MCP client to start a new session.
-      res
-        .status(404)
-        .json(jsonRpcError(ErrorCode.InvalidRequest, `no MCP session ${sessionId}; initialize a new one`));
-      return;
-    }
-    if (session.agent.principal !== req.principal!.name) {
-      throw new ArbiterError('FORBIDDEN', `MCP session ${sessionId} belongs to another credential`);
-    }
-    session.lastUsedMs = this.deps.clock().getTime();
-    await session.transport.handleRequest(req, res, req.body);
+    return [name, served];
+  }
+
+  private readonly track = <T>(call: Promise<T>): Promise<T> => {
+    this.inFlight.add(call);
+    void call.finally(() => this.inFlight.delete(call)).catch(() => undefined);
+    return call;
   };
 
-  /** A request without a session: it must be an initialize, which opens one. */
-  private async open(upstream: McpUpstream, req: Request, res: Response): Promise<void> {
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-      throw new ArbiterError('INVALID_REQUEST', 'no Mcp-Session-Id header: send an initialize request first');
-    }
-    if (this.sessions.size >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
-      throw new ArbiterError('UNAVAILABLE', 'too many open MCP sessions; close one or try again later');
-    }
-    const actor = agentActor(req.principal!, req.get(ACTOR_HEADER), this.deps.index.current());
-    const sessionId = randomUUID();
-    const session: ProxySession = {
-      agent: { principal: req.principal!.name, actor, sessionId },
-      transport: new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => sessionId,
-        onsessioninitialized: (id) => {
-          this.sessions.set(id, session);
-        },
-      }),
-      upstream: new UpstreamSession(upstream, this.options.timeoutMs, this.options.version),
-      lastUsedMs: this.deps.clock().getTime(),
-    };
-    session.transport.onclose = () => {
-      this.sessions.delete(sessionId);
-      void session.upstream.close();
-    };
-    await this.mcpServerFor(session).connect(session.transport);
-    this.deps.logger.info(
-      {
-        session_id: sessionId,
-        server: upstream.name,
-        actor_id: actor.id,
-        principal: session.agent.principal,
-      },
-      'MCP session opened',
-    );
-    await session.transport.handleRequest(req, res, req.body);
+  private async closeIdle(): Promise<void> {
+    for (const served of this.upstreams.values()) await served.connections.closeIdle(this.idleMs);
   }
-
-  /** The MCP server one agent session talks to: tools only, each call governed. */
-  private mcpServerFor(session: ProxySession): Server {
-    const server = new Server(
-      { name: `arbiter-tool-proxy/${session.upstream.upstream.name}`, version: this.options.version },
-      { capabilities: { tools: {} } },
-    );
-    const { tools } = this.deps;
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
-      try {
-        return { tools: await tools.list(session.agent, session.upstream) };
-      } catch (err) {
-        throw upstreamError(session.upstream.upstream.name, err);
-      }
-    });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const { name, arguments: args } = request.params;
-      const call = tools.call(session.agent, session.upstream, name, args ?? {});
-      this.inFlight.add(call);
-      try {
-        return await call;
-      } catch (err) {
-        // GovernedToolCalls turns upstream failures into tool errors; what is left is ours.
-        throw new McpError(
-          ErrorCode.InternalError,
-          `Arbiter could not decide this call, so it was not forwarded: ${(err as Error).message}`,
-        );
-      } finally {
-        this.inFlight.delete(call);
-      }
-    });
-    return server;
-  }
-
-  private closeIdle(idleMs: number): void {
-    const now = this.deps.clock().getTime();
-    for (const [id, session] of this.sessions) {
-      if (now - session.lastUsedMs < idleMs) continue;
-      this.deps.logger.info({ session_id: id }, 'MCP session closed after being idle');
-      void session.transport.close();
-    }
-  }
-}
-
-function upstreamError(server: string, err: unknown): McpError {
-  return new McpError(
-    ErrorCode.InternalError,
-    `the upstream MCP server "${server}" failed: ${failureText(err)}`,
-  );
-}
-
-function jsonRpcError(code: number, message: string) {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
 }

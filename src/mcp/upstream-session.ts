@@ -1,6 +1,11 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  ProtocolError,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/client';
 
 /** An upstream MCP server Arbiter proxies (`--mcp-server NAME=URL`). */
 export interface McpUpstream {
@@ -8,16 +13,19 @@ export interface McpUpstream {
   url: URL;
 }
 
-/** Most pages of tools/list read from an upstream, so a looping cursor cannot hang a session. */
+/** Most pages of tools/list read from an upstream, so a looping cursor cannot hang a call. */
 const MAX_TOOL_PAGES = 100;
 
 /**
- * One MCP session with an upstream server, on behalf of one agent session: connected on
- * first use, and again after a failed connection. Every request is bounded by timeoutMs,
- * so a slow or silent upstream never hangs the agent.
+ * A connection to an upstream MCP server of either revision: the SDK's client probes for
+ * 2026-07-28 and falls back to a 2025-11-25 session. Connected on first use, and again
+ * after a failed connection or close(). Every request is bounded by timeoutMs, so a slow
+ * or silent upstream never hangs the agent.
  */
+type Connection = Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+
 export class UpstreamSession {
-  private connected: Promise<{ client: Client; transport: StreamableHTTPClientTransport }> | undefined;
+  private connected: Connection | undefined;
 
   constructor(
     readonly upstream: McpUpstream,
@@ -28,45 +36,64 @@ export class UpstreamSession {
   ) {}
 
   async listTools(): Promise<Tool[]> {
-    const { client } = await this.connection();
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const listed = await client.listTools(cursor ? { cursor } : {}, { timeout: this.timeoutMs });
-      tools.push(...listed.tools);
-      cursor = listed.nextCursor;
-      if (!cursor) break;
-    }
-    return tools;
+    // Every page, read again each time: what the upstream lists now.
+    const listed = await this.use((client) =>
+      client.listTools(undefined, { timeout: this.timeoutMs, cacheMode: 'refresh' }),
+    );
+    return listed.tools;
   }
 
   /** Calls a tool; `meta` travels as the request's params._meta. */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown>,
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
-    const { client } = await this.connection();
-    const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) };
-    const result = await client.callTool(params, undefined, {
-      timeout: this.timeoutMs,
-      // A tool reporting progress does not get more time: the bound is the agent's.
-      maxTotalTimeout: this.timeoutMs,
-    });
-    return result as CallToolResult;
+    return this.use((client) =>
+      client.callTool(
+        { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+        // A tool reporting progress does not get more time: the bound is the agent's.
+        { timeout: this.timeoutMs, maxTotalTimeout: this.timeoutMs },
+      ),
+    );
   }
 
-  async close(): Promise<void> {
-    const connected = this.connected;
+  close(): Promise<void> {
+    return this.drop(this.connected);
+  }
+
+  /**
+   * Runs one request. A failure that is not the upstream's own answer drops the connection,
+   * so that the next request connects again; an upstream that forgot its session (it
+   * restarted: 404) did not run the request, which is sent once more on a new session.
+   */
+  private async use<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    const connected = this.connection();
+    const { client } = await connected;
+    try {
+      return await request(client);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      // Not waited for: ending the old session must not delay the answer.
+      void this.drop(connected);
+      if (!(err instanceof SdkHttpError && err.status === 404)) throw err;
+      return request((await this.connection()).client);
+    }
+  }
+
+  /** Closes `connected` if it is still the connection in use. */
+  private async drop(connected: Connection | undefined): Promise<void> {
+    if (!connected || connected !== this.connected) return;
     this.connected = undefined;
-    if (!connected) return;
     const { client, transport } = await connected.catch(() => ({ client: undefined, transport: undefined }));
     if (!client || !transport) return;
-    // Ends the upstream session (DELETE) when the upstream supports it; never waits long.
-    await Promise.race([
-      transport.terminateSession().catch(() => undefined),
-      new Promise((resolve) => setTimeout(resolve, Math.min(this.timeoutMs, 1000)).unref()),
-    ]);
+    // Ends a 2025-11-25 upstream session (DELETE) when there is one; never waits long.
+    if (transport.sessionId !== undefined) {
+      await Promise.race([
+        transport.terminateSession().catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, Math.min(this.timeoutMs, 1000)).unref()),
+      ]);
+    }
     await client.close().catch(() => undefined);
   }
 
@@ -79,7 +106,10 @@ export class UpstreamSession {
   }
 
   private async connect() {
-    const client = new Client({ name: 'arbiter-tool-proxy', version: this.clientVersion });
+    const client = new Client(
+      { name: 'arbiter-tool-proxy', version: this.clientVersion },
+      { versionNegotiation: { mode: 'auto' }, listMaxPages: MAX_TOOL_PAGES },
+    );
     const transport = new StreamableHTTPClientTransport(this.upstream.url, { requestInit: this.requestInit });
     try {
       await client.connect(transport, { timeout: this.timeoutMs });

@@ -49,7 +49,7 @@ describe('a known path with a method it does not take', () => {
       ['POST', '/metrics', ['GET', 'HEAD']],
       ['POST', '/console/', ['GET', 'HEAD']],
       ['PUT', '/console/index.html', ['GET', 'HEAD']],
-      ['PUT', '/mcp/notes', ['DELETE', 'GET', 'HEAD', 'POST']],
+      ['PUT', '/mcp/notes', ['DELETE', 'POST']],
     ];
     for (const [method, path, allowed] of cases) {
       const allow = await expectMethodNotAllowed(method, path, KEYS.admin);

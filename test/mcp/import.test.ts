@@ -123,7 +123,7 @@ describe('arbiter mcp import', () => {
     const down = await arbiter('mcp', 'import', notes.url, '--server', 'notes', '--timeout', '2');
     expect(down.code).toBe(1);
     expect(down.stderr).toBe(
-      `arbiter mcp import: cannot list the tools of ${notes.url}: fetch failed (ECONNREFUSED)\n`,
+      `arbiter mcp import: cannot list the tools of ${notes.url}: Version negotiation probe failed: fetch failed (ECONNREFUSED)\n`,
     );
     // With --diff, as diff(1): trouble is 2.
     const downDiff = await arbiter('mcp', 'import', notes.url, '--server', 'notes', '--diff', dir);

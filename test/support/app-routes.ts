@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app.js';
 import type { ApiDependencies } from '../../src/api/dependencies.js';
 import { ApiKeyRegistry } from '../../src/auth/index.js';
 import { Metrics } from '../../src/metrics/index.js';
+import { MemoryMcpSessions } from '../../src/mcp/sessions/index.js';
 import { ToolProxy, type ToolProxyDeps } from '../../src/mcp/tool-proxy.js';
 import { EXAMPLE_KEYS } from './arbiter-process.js';
 
@@ -22,12 +23,13 @@ interface Layer {
 
 /**
  * The app of `arbiter serve` with the MCP tool proxy mounted. Building the routes touches
- * only the logger, metrics, version, authenticator and tool proxy; the other dependencies
- * are used when a request is answered, which this app never is.
+ * only the logger, metrics, version, authenticator and tool proxy (and the store it closes);
+ * the other dependencies are used when a request is answered, which this app never is.
  */
 export async function servedApp(): Promise<{ app: Express; close: () => Promise<void> }> {
   const logger = pino({ level: 'silent' });
-  const toolProxy = new ToolProxy({ logger } as ToolProxyDeps, {
+  const sessions = new MemoryMcpSessions({ idleMs: 1000, maxSessions: 1 }, () => new Date());
+  const toolProxy = new ToolProxy({ logger, sessions } as Partial<ToolProxyDeps> as ToolProxyDeps, {
     upstreams: [],
     timeoutMs: 1000,
     version: 'test',
