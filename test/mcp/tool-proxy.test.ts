@@ -484,6 +484,8 @@ describe('the MCP tool proxy', () => {
         server: 'notes',
         tool: 'list_notes',
         fingerprint: expect.any(String),
+        // The example manifests pin their tools.
+        definition_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       });
       const before = notes.calls.length;
       for (const value of [42, '', 'x'.repeat(257)]) {
