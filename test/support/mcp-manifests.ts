@@ -12,7 +12,7 @@ export async function writeNotesManifestsFor(server: string, dir: string): Promi
     const text = (await readFile(join(from, file), 'utf8'))
       .replaceAll('mcp.notes.', `mcp.${server}.`)
       .replaceAll('mcp-notes-', `mcp-${server}-`)
-      .replaceAll('mcp-tool: notes/', `mcp-tool: ${server}/`)
+      .replaceAll('  server: notes\n', `  server: ${server}\n`)
       .replaceAll('agent-001-notes', `agent-001-${server}`)
       .replaceAll('notes-guard', `${server}-guard`);
     await writeFile(join(dir, `${server}-${file}`), text);
