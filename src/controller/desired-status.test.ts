@@ -34,18 +34,38 @@ describe('desiredStatus', () => {
     expect(desiredStatus('Policy', policy(written), accepted, new Date())).toBeUndefined();
   });
 
-  it("keeps the conditions other writers own (the tool proxy's ToolDefinitionCurrent)", () => {
+  it('keeps the conditions other writers own', () => {
     const foreign = {
+      type: 'Reviewed',
+      status: 'True',
+      reason: 'Approved',
+      message: 'set by another controller',
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    };
+    const written = desiredStatus('Policy', policy({ conditions: [foreign] }), accepted, now)!;
+    expect(written.conditions.map((c) => c.type)).toEqual(['Ready', 'Reviewed']);
+    expect(written.conditions[1]).toEqual(foreign);
+    expect(desiredStatus('Policy', policy(written), accepted, now)).toBeUndefined();
+  });
+
+  it('drops ToolDefinitionCurrent from a Capability that no longer pins a tool, and keeps it while it does', () => {
+    const changed = {
       type: 'ToolDefinitionCurrent',
       status: 'False',
       reason: 'DefinitionChanged',
       message: 'pinned sha256:a, now sha256:b',
       lastTransitionTime: '2025-01-01T00:00:00Z',
     };
-    const written = desiredStatus('Policy', policy({ conditions: [foreign] }), accepted, now)!;
-    expect(written.conditions.map((c) => c.type)).toEqual(['Ready', 'ToolDefinitionCurrent']);
-    expect(written.conditions[1]).toEqual(foreign);
-    expect(desiredStatus('Policy', policy(written), accepted, now)).toBeUndefined();
+    const capability = (spec: Record<string, unknown>): RawObject => ({
+      metadata: { name: 'mcp-notes-add-note', generation: 2 },
+      spec: { name: 'mcp.notes.add_note', riskLevel: 'low', ...spec },
+      status: { conditions: [changed] },
+    });
+    const pin = { server: 'notes', tool: 'add_note', definitionDigest: `sha256:${'a'.repeat(64)}` };
+    const pinned = desiredStatus('Capability', capability({ mcp: pin }), accepted, now)!;
+    expect(pinned.conditions.map((c) => c.type)).toEqual(['Ready', 'ToolDefinitionCurrent']);
+    const unpinned = desiredStatus('Capability', capability({}), accepted, now)!;
+    expect(unpinned.conditions.map((c) => c.type)).toEqual(['Ready']);
   });
 
   it('keeps lastTransitionTime unless Ready flips', () => {

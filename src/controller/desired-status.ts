@@ -1,6 +1,7 @@
 import type { IndexSnapshot } from '../index/index.js';
 import type { Kind, ObjectStatus } from '../model/index.js';
 import type { RawObject } from './resources.js';
+import { TOOL_DEFINITION_CONDITION } from './tool-definition-conditions.js';
 import type { SchemaProblem } from './validated-objects.js';
 
 /** A condition as the CRDs define it (metav1.Condition). */
@@ -79,13 +80,22 @@ export function desiredStatus(
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: transitionTime(previous, status, now),
   };
-  const others = current?.conditions?.filter((c) => c.type !== 'Ready') ?? [];
+  const others = current?.conditions?.filter((c) => c.type !== 'Ready' && stillApplies(raw, c)) ?? [];
   const desired: ObjectStatusBody = {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: [condition, ...others],
     ...countsOf(kind, raw),
   };
   return sameStatus(current, desired) ? undefined : desired;
+}
+
+/**
+ * Whether another writer's condition still describes the object: the tool proxy's
+ * ToolDefinitionCurrent only while the Capability pins a tool (no proxy checks it after).
+ */
+function stillApplies(raw: RawObject, condition: StatusCondition): boolean {
+  if (condition.type !== TOOL_DEFINITION_CONDITION) return true;
+  return (raw.spec as { mcp?: unknown } | undefined)?.mcp !== undefined;
 }
 
 /** A condition's lastTransitionTime: kept while its status stays, else now (in seconds). */

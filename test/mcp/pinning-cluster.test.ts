@@ -56,7 +56,7 @@ describeWithControlPlane('cluster mode: a pinned tool whose definition changed',
     if (arbiter) await removeDir(arbiter.dataDir);
   });
 
-  it('shows ToolDefinitionCurrent=False with both digests beside Ready, and True again once re-pinned', async () => {
+  it('shows ToolDefinitionCurrent=False with both digests beside Ready, True again once re-pinned, and none once unpinned', async () => {
     const client = await agentClient(`${arbiter.url}/mcp/tools`, KEYS.agent);
     try {
       await eventually('the capability to be served', async () =>
@@ -104,6 +104,22 @@ describeWithControlPlane('cluster mode: a pinned tool whose definition changed',
       expect(current.value.reason).toBe('DefinitionAsPinned');
       const forwarded = await client.callTool({ name: 'echo', arguments: { text: 'y' } });
       expect(forwarded.isError).toBeFalsy();
+      expect((await condition('Ready'))?.status).toBe('True');
+
+      // Unpinned: nothing checks the tool any more, so the condition goes.
+      const unpinned = await controlPlane().request<any>(
+        'PATCH',
+        `${API_BASE}/capabilities/${capabilityName}`,
+        {
+          body: { spec: { mcp: null } },
+        },
+      );
+      expect(unpinned.status).toBe(200);
+      await eventually(
+        'ToolDefinitionCurrent to be removed',
+        async () => ((await condition('ToolDefinitionCurrent')) === undefined ? true : undefined),
+        15_000,
+      );
       expect((await condition('Ready'))?.status).toBe('True');
     } finally {
       await client.close();
