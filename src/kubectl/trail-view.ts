@@ -30,6 +30,8 @@ export interface DecisionTrail {
     result_summary: string | null;
     duration_ms: number | null;
     completed_at: string;
+    /** The signed receipt the tool proxy sent upstream with the call, if any. */
+    receipt?: string | null;
   } | null;
   integrity: { audit_ref: string; seq: number; hash: string; chain_verified: boolean };
 }
@@ -56,6 +58,7 @@ export function renderTrail(trail: DecisionTrail, now: Date): string {
     ...shadowLines(evaluation.shadow_decision),
     ...reviewLines(trail.review, now),
     field('Execution', executionLine(trail.execution)),
+    ...receiptLines(trail.execution?.receipt),
     field('Audit', integrityLine(trail.integrity)),
   ];
   return lines.join('\n') + '\n';
@@ -108,6 +111,15 @@ function executionLine(execution: DecisionTrail['execution']): string {
   const summary = execution.result_summary ? `: ${execution.result_summary}` : '';
   const duration = execution.duration_ms === null ? '' : ` (${execution.duration_ms} ms)`;
   return `${execution.status}${summary}${duration} at ${execution.completed_at}`;
+}
+
+/** Who signed a forwarded call's receipt, and when; the note itself is in -o json. */
+function receiptLines(receipt: string | null | undefined): string[] {
+  if (!receipt) return [];
+  const signer = /^\u2014 (\S+) /m.exec(receipt)?.[1] ?? 'an unnamed key';
+  const issued = /^issued (\S+)$/m.exec(receipt)?.[1];
+  const check = '-o json | jq -r .execution.receipt | arbiter receipt verify --vkey VKEY';
+  return [field('Receipt', `signed by ${signer}${issued ? `, issued ${issued}` : ''} (${check})`)];
 }
 
 function integrityLine(integrity: DecisionTrail['integrity']): string {
