@@ -12,6 +12,8 @@ export type Kind = (typeof KINDS)[number];
 
 export interface ObjectMeta {
   name: string;
+  /** Set on the namespaced kinds only (TENANCY_KINDS). */
+  namespace?: string;
   /** Kubernetes uid; embedded sources derive a stable one from kind and name. */
   uid?: string;
   generation?: number;
@@ -90,7 +92,30 @@ export interface ActorGrantSpec {
   grants: GrantSpec[];
 }
 
-interface ObjectOf<K extends Kind, S> {
+/**
+ * What a namespace may govern itself (cluster-scoped). A namespace's NamespacedActorGrants
+ * authorize only capabilities it covers, up to its maxRiskLevel.
+ */
+export interface DelegationSpec {
+  /** Namespace names, never a selector. */
+  namespaces: string[];
+  /** Capability names, or trailing-".*" patterns (`db.*` covers every `db.` name). */
+  capabilities: string[];
+  maxRiskLevel: RiskLevel;
+  /** One budget per listed namespace, shared by all its actors. */
+  rateLimit?: RateLimit;
+  /** Namespace reviewers may settle escalations up to this risk level. */
+  reviewers?: { maxRiskLevel: RiskLevel };
+}
+
+/**
+ * The kinds of tenancy (issue #38). Not yet in KINDS: sources, controller, CRDs and the
+ * index learn them one step at a time, and until then no source produces them.
+ */
+export const TENANCY_KINDS = ['Delegation', 'NamespacedPolicy', 'NamespacedActorGrant'] as const;
+export type TenancyKind = (typeof TENANCY_KINDS)[number];
+
+interface ObjectOf<K extends Kind | TenancyKind, S> {
   apiVersion: typeof API_VERSION;
   kind: K;
   metadata: ObjectMeta;
@@ -101,6 +126,16 @@ export type CapabilityObject = ObjectOf<'Capability', CapabilitySpec>;
 export type PolicyObject = ObjectOf<'Policy', PolicySpec>;
 export type ActorGrantObject = ObjectOf<'ActorGrant', ActorGrantSpec>;
 export type ConfigObject = CapabilityObject | PolicyObject | ActorGrantObject;
+export type DelegationObject = ObjectOf<'Delegation', DelegationSpec>;
+/** The same spec as Policy; its rules apply only to actors of its namespace. */
+export type NamespacedPolicyObject = ObjectOf<'NamespacedPolicy', PolicySpec> & {
+  metadata: ObjectMeta & { namespace: string };
+};
+/** The same spec as ActorGrant; in namespace N, spec.actor.id `bot` defines the actor `N/bot`. */
+export type NamespacedActorGrantObject = ObjectOf<'NamespacedActorGrant', ActorGrantSpec> & {
+  metadata: ObjectMeta & { namespace: string };
+};
+export type TenancyObject = DelegationObject | NamespacedPolicyObject | NamespacedActorGrantObject;
 
 /** `Kind/name`: the identity of an object within one source. */
 export function objectKey(object: Pick<ConfigObject, 'kind' | 'metadata'>): string {

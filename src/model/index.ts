@@ -6,3 +6,5 @@ export * from './errors.js';
 export * from './spec-schemas.js';
 export * from './subject-username.js';
 export * from './random-uuid.js';
+export * from './namespaced-actor-id.js';
+export * from './tenancy-schemas.js';
