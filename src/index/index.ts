@@ -6,6 +6,7 @@ export type {
   CompiledRule,
   IndexCounts,
   IndexedCapability,
+  IndexedDelegation,
   IndexedGrant,
   IndexedPolicy,
   StatusEntry,

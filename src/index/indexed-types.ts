@@ -1,6 +1,7 @@
 import type {
   ActorType,
   CapabilitySpec,
+  DelegationSpec,
   EnforcementAction,
   GrantConstraints,
   Kind,
@@ -58,6 +59,12 @@ export interface IndexedGrant {
   /** Name of the ActorGrant object and the position in its spec.grants. */
   readonly source: string;
   readonly grantIndex: number;
+}
+
+/** A Delegation: what the namespaces it lists may govern themselves. */
+export interface IndexedDelegation {
+  readonly name: string;
+  readonly spec: DelegationSpec;
 }
 
 export interface StatusEntry {

@@ -21,7 +21,17 @@ export interface Observations {
    */
   toolDefinitionDigest?: string | null;
 }
-export type AuthorityCheck = 'pass' | 'no_grant' | 'outside_time_window' | 'rate_limited' | 'skipped';
+export type AuthorityCheck =
+  | 'pass'
+  | 'no_grant'
+  | 'no_delegation'
+  | 'outside_delegation'
+  | 'outside_time_window'
+  | 'rate_limited'
+  | 'skipped';
+
+/** Which tier of policies decided (issue #38): the cluster's, or the actor's namespace's. */
+export type Tier = 'cluster' | 'namespace';
 
 export interface RuleEvaluation {
   policy: string;
