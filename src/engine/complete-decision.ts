@@ -16,8 +16,8 @@ export function completeDecision(
   const admitted = typeof admission === 'boolean' ? admission : admission.admitted;
   if (admitted)
     return withRemaining(decision, typeof admission === 'boolean' ? undefined : admission.remaining);
-  // Over the limit, the policies' verdict (and what shadow policies would say) is not part of it.
-  const { shadow_decision: _shadow, ...evaluation } = decision.evaluation;
+  // Over the limit, the policies' verdict (what shadow policies would say, which tier decided) is not part of it.
+  const { shadow_decision: _shadow, tier: _tier, ...evaluation } = decision.evaluation;
   return {
     outcome: 'DENY',
     reason:

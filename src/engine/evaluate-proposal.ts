@@ -1,19 +1,21 @@
-import type { IndexedGrant, IndexSnapshot } from '../index/index.js';
-import type {
-  EngineDecision,
-  Evaluation,
-  Observations,
-  Outcome,
-  Proposal,
-  RuleEvaluation,
-  ShadowDecision,
+import type { ConditionBindings, IndexedGrant, IndexSnapshot } from '../index/index.js';
+import {
+  parseNamespacedActorId,
+  type EngineDecision,
+  type Evaluation,
+  type Observations,
+  type Outcome,
+  type Proposal,
+  type RuleEvaluation,
+  type ShadowDecision,
 } from '../model/index.js';
 import { checkAuthority } from './authority-check.js';
 import { checkCapability } from './capability-check.js';
 import { conditionBindings } from './cel-bindings.js';
+import { combineTiers, type CombinedVerdict } from './combine-tiers.js';
 import { policyReason, riskOverrideReason } from './decision-reason.js';
 import type { EngineSettings } from './engine-settings.js';
-import { evaluatePolicies } from './policy-evaluation.js';
+import { evaluatePolicies, type PolicyEvaluation } from './policy-evaluation.js';
 import { rateLimitKey, type RateLimitRequest } from './rate-limiter.js';
 import { riskScore } from './risk-score.js';
 import { grantConstraints } from './grant-constraints.js';
@@ -73,10 +75,11 @@ export function evaluateProposal(
   const capabilityResult = checkCapability(capability, proposal, observed);
   if (!capabilityResult.ok)
     return deny(capabilityResult.reason, { ...trail, capability_check: capabilityResult.code });
-  const authority = checkAuthority(snapshot, proposal, now);
+  const namespace = parseNamespacedActorId(proposal.actor.id)?.namespace;
+  const authority = checkAuthority(snapshot, proposal, now, capabilityResult.capability, namespace);
   if (!authority.ok) return deny(authority.reason, { ...trail, authority_check: authority.code });
 
-  const decision = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant);
+  const decision = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant, namespace);
   const limit = authority.grant.constraints.rateLimit;
   return done(
     decision,
@@ -90,7 +93,11 @@ export function evaluateProposal(
   );
 }
 
-/** Steps 5 and 6, once capability and authority passed. */
+/**
+ * Steps 5 and 6, once capability and authority passed: the cluster tier, and the actor's
+ * namespace tier when its namespace has rules for the capability, each evaluated alike
+ * and combined (combine-tiers.ts); then the risk override.
+ */
 function decideByPolicies(
   snapshot: IndexSnapshot,
   proposal: Proposal,
@@ -98,21 +105,21 @@ function decideByPolicies(
   settings: EngineSettings,
   trail: Evaluation,
   grant: IndexedGrant,
+  namespace: string | undefined,
 ): EngineDecision {
   const risk = trail.risk_score;
-  const policies = evaluatePolicies(snapshot.rulesFor(proposal.action.capability), () =>
-    conditionBindings(proposal, now),
-  );
-  const winner = policies.winner;
-  const decide = (rule: typeof winner) => {
-    const byPolicy = rule?.outcome ?? settings.defaultOutcome;
-    const override =
-      risk > settings.riskThreshold && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION');
-    return { override, outcome: override ? ('ESCALATE' as const) : byPolicy };
-  };
-  const { override, outcome } = decide(winner);
+  const { cluster, local, policiesEvaluated, rules } = evaluateTiers(snapshot, proposal, now, namespace);
+  // The same combination for the rules that decide and for those that would, were all enforced.
+  const decide = (pick: (tier: PolicyEvaluation) => RuleEvaluation | null) =>
+    withRiskOverride(
+      combineTiers(pick(cluster), local ? pick(local) : null, settings.defaultOutcome),
+      risk,
+      settings,
+    );
+  const { override, outcome, winner, tier } = decide((t) => t.winner);
+  const wouldBe = decide((t) => t.shadowWinner);
   const reason = policyReason(winner, settings.defaultOutcome);
-  const shadow = shadowOf(policies.shadowWinner, winner, decide(policies.shadowWinner).outcome, outcome);
+  const shadow = shadowOf(wouldBe.winner, wouldBe.outcome, outcome);
   return {
     outcome,
     reason: override ? riskOverrideReason(reason, risk, settings.riskThreshold) : reason,
@@ -121,31 +128,69 @@ function decideByPolicies(
     evaluation: {
       ...trail,
       authority_check: 'pass',
-      policies_evaluated: policies.policiesEvaluated,
+      policies_evaluated: policiesEvaluated,
       policy_matched: winner?.policy ?? null,
-      rule_matched: winner
-        ? {
-            outcome: winner.outcome,
-            policy: winner.policy,
-            priority: winner.priority,
-            ...(winner.review_ttl_seconds === undefined
-              ? {}
-              : { review_ttl_seconds: winner.review_ttl_seconds }),
-            rule_index: winner.rule_index,
-          }
-        : null,
-      rules: policies.rules,
+      rule_matched: winner ? ruleMatched(winner) : null,
+      rules,
       risk_override: override,
       ...(shadow ? { shadow_decision: shadow } : {}),
+      // Last: the trail's members stay in canonical (sorted) order.
+      ...(local ? { tier } : {}),
     },
     ...(shadow?.enforcement === 'warn' ? { warnings: [shadowWarning(shadow)] } : {}),
+  };
+}
+
+/** Each tier evaluated alike; the namespace tier only when the namespace has rules for the capability. */
+function evaluateTiers(
+  snapshot: IndexSnapshot,
+  proposal: Proposal,
+  now: Date,
+  namespace: string | undefined,
+): {
+  cluster: PolicyEvaluation;
+  local: PolicyEvaluation | null;
+  /** Both tiers' policies and rules for the trail, the cluster's first. */
+  policiesEvaluated: string[];
+  rules: RuleEvaluation[];
+} {
+  const capability = proposal.action.capability;
+  let bindings: ConditionBindings | undefined;
+  const bind = () => (bindings ??= conditionBindings(proposal, now));
+  const cluster = evaluatePolicies(snapshot.rulesFor(capability), bind);
+  const namespaceRules = namespace === undefined ? [] : snapshot.namespaceRulesFor(namespace, capability);
+  if (namespaceRules.length === 0)
+    return { cluster, local: null, policiesEvaluated: cluster.policiesEvaluated, rules: cluster.rules };
+  const local = evaluatePolicies(namespaceRules, bind);
+  return {
+    cluster,
+    local,
+    policiesEvaluated: [...cluster.policiesEvaluated, ...local.policiesEvaluated],
+    rules: [...cluster.rules, ...local.rules],
+  };
+}
+
+/** Step 6: a risk score above the threshold escalates what would be allowed or only confirmed. */
+function withRiskOverride(verdict: CombinedVerdict, risk: number, settings: EngineSettings) {
+  const byPolicy = verdict.outcome;
+  const override =
+    risk > settings.riskThreshold && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION');
+  return { ...verdict, override, outcome: override ? ('ESCALATE' as const) : byPolicy };
+}
+
+function ruleMatched(winner: RuleEvaluation): NonNullable<Evaluation['rule_matched']> {
+  return {
+    outcome: winner.outcome,
+    policy: winner.policy,
+    priority: winner.priority,
+    ...(winner.review_ttl_seconds === undefined ? {} : { review_ttl_seconds: winner.review_ttl_seconds }),
+    rule_index: winner.rule_index,
   };
 }
 
 /** What a warn- or audit-mode rule would have decided, when that differs from the decision. */
 function shadowOf(
   shadowWinner: RuleEvaluation | null,
-  winner: RuleEvaluation | null,
   wouldBe: Outcome,
   outcome: Outcome,
 ): ShadowDecision | undefined {

@@ -1,6 +1,8 @@
-import { buildIndex, type IndexSnapshot } from '../index/index.js';
+import { buildIndex, type CompiledRule, type IndexedGrant, type IndexSnapshot } from '../index/index.js';
 import {
   API_VERSION,
+  namespacedActorId,
+  type DelegationSpec,
   type ActorGrantObject,
   type ActorType,
   type CapabilityObject,
@@ -74,3 +76,48 @@ export function world(...extra: ConfigObject[]): IndexSnapshot {
 }
 
 export const NOON_UTC = new Date('2024-06-12T12:00:00Z'); // a Wednesday
+
+/** Tenancy objects for tenantWorld: by namespace, cluster-kind objects standing for namespaced ones. */
+export interface TenantObjects {
+  delegations?: Array<{ name: string; spec: DelegationSpec }>;
+  /** NamespacedPolicies by namespace (written as Policy objects). */
+  policies?: Record<string, PolicyObject[]>;
+  /** NamespacedActorGrants by namespace (written as ActorGrant objects with local actor ids). */
+  grants?: Record<string, ActorGrantObject[]>;
+}
+
+/**
+ * The cluster objects' snapshot with tenancy slices, compiled by the index from the same
+ * objects as cluster kinds and renamed as namespaced ones are (`namespace/name`), until
+ * buildIndex builds the slices itself.
+ */
+export function tenantWorld(cluster: ConfigObject[], tenant: TenantObjects): IndexSnapshot {
+  const snapshot = buildIndex(cluster);
+  const capabilities = cluster.filter((o) => o.kind === 'Capability');
+  const delegations = new Map(
+    (tenant.delegations ?? []).flatMap((d) => d.spec.namespaces.map((ns) => [ns, d] as const)),
+  );
+  const namespaceRules = new Map<string, Map<string, readonly CompiledRule[]>>();
+  for (const [ns, policies] of Object.entries(tenant.policies ?? {})) {
+    const compiled = buildIndex([...capabilities, ...policies]);
+    const byCapability = new Map<string, readonly CompiledRule[]>();
+    for (const { name } of compiled.capabilities())
+      byCapability.set(
+        name,
+        compiled.rulesFor(name).map((r) => ({ ...r, policy: `${ns}/${r.policy}` })),
+      );
+    namespaceRules.set(ns, byCapability);
+  }
+  const namespacedGrantsByActor = new Map<string, readonly IndexedGrant[]>();
+  for (const [ns, grants] of Object.entries(tenant.grants ?? {})) {
+    const compiled = buildIndex([...capabilities, ...grants]);
+    for (const localId of compiled.actors()) {
+      const actorId = namespacedActorId(ns, localId);
+      namespacedGrantsByActor.set(
+        actorId,
+        compiled.grantsOfActor(localId).map((g) => ({ ...g, actorId, source: `${ns}/${g.source}` })),
+      );
+    }
+  }
+  return snapshot.withTenancy({ delegations, namespaceRules, namespacedGrantsByActor });
+}

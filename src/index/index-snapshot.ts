@@ -5,10 +5,12 @@ import type {
   CompiledRule,
   IndexCounts,
   IndexedCapability,
+  IndexedDelegation,
   IndexedGrant,
   IndexedPolicy,
   StatusEntry,
 } from './indexed-types.js';
+import { NO_TENANCY, type TenancySlices } from './tenancy-slices.js';
 
 /** What buildIndex hands to the snapshot; every collection is already sorted. */
 export interface SnapshotParts {
@@ -20,6 +22,8 @@ export interface SnapshotParts {
   /** Kubernetes identities bound to actors, by username. */
   identities: ReadonlyMap<string, IdentityBinding>;
   statuses: ReadonlyMap<string, StatusEntry>;
+  /** Absent: no tenancy objects (NO_TENANCY). */
+  tenancy?: TenancySlices;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -32,18 +36,15 @@ export class IndexSnapshot {
   readonly counts: IndexCounts;
   private readonly sortedCapabilities: readonly IndexedCapability[];
   private readonly sortedPolicies: readonly IndexedPolicy[];
-  private readonly grantsByPair = new Map<string, IndexedGrant[]>();
+  private readonly grantsByPair: ReadonlyMap<string, IndexedGrant[]>;
+  private readonly tenancy: TenancySlices;
+  private readonly namespacedGrantsByPair: ReadonlyMap<string, IndexedGrant[]>;
 
   constructor(private readonly parts: SnapshotParts) {
     this.sortedCapabilities = [...parts.capabilities.values()].sort((a, b) => compareNames(a.name, b.name));
-    for (const grants of parts.grantsByActor.values()) {
-      for (const grant of grants) {
-        const key = pairKey(grant.actorId, grant.capability);
-        const list = this.grantsByPair.get(key);
-        if (list) list.push(grant);
-        else this.grantsByPair.set(key, [grant]);
-      }
-    }
+    this.grantsByPair = byPair(parts.grantsByActor);
+    this.tenancy = parts.tenancy ?? NO_TENANCY;
+    this.namespacedGrantsByPair = byPair(this.tenancy.namespacedGrantsByActor);
     this.sortedPolicies = [...parts.policies.values()];
     this.counts = countsOf(parts);
   }
@@ -75,6 +76,26 @@ export class IndexSnapshot {
   /** The actor's grants of one capability, merged over all its ActorGrant objects. */
   grantsFor(actorId: string, capability: string): readonly IndexedGrant[] {
     return this.grantsByPair.get(pairKey(actorId, capability)) ?? NONE;
+  }
+
+  /** This snapshot with the tenancy slices given instead of its own. */
+  withTenancy(tenancy: TenancySlices): IndexSnapshot {
+    return new IndexSnapshot({ ...this.parts, tenancy });
+  }
+
+  /** The Delegation that lists `namespace`, if any. */
+  delegationOf(namespace: string): IndexedDelegation | undefined {
+    return this.tenancy.delegations.get(namespace);
+  }
+
+  /** Compiled rules of the namespace's enabled, valid NamespacedPolicies for a capability. */
+  namespaceRulesFor(namespace: string, capability: string): readonly CompiledRule[] {
+    return this.tenancy.namespaceRules.get(namespace)?.get(capability) ?? NONE;
+  }
+
+  /** The grants of one capability that NamespacedActorGrants give the actor (before the Delegation gate). */
+  namespacedGrantsFor(actorId: string, capability: string): readonly IndexedGrant[] {
+    return this.namespacedGrantsByPair.get(pairKey(actorId, capability)) ?? NONE;
   }
 
   /** All grants of an actor, by ActorGrant object name then position. */
@@ -110,6 +131,19 @@ export class IndexSnapshot {
   objects(): readonly ConfigObject[] {
     return this.parts.objects;
   }
+}
+
+function byPair(grantsByActor: ReadonlyMap<string, readonly IndexedGrant[]>): Map<string, IndexedGrant[]> {
+  const pairs = new Map<string, IndexedGrant[]>();
+  for (const grants of grantsByActor.values()) {
+    for (const grant of grants) {
+      const key = pairKey(grant.actorId, grant.capability);
+      const list = pairs.get(key);
+      if (list) list.push(grant);
+      else pairs.set(key, [grant]);
+    }
+  }
+  return pairs;
 }
 
 function pairKey(actorId: string, capability: string): string {

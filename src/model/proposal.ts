@@ -74,6 +74,11 @@ export interface Evaluation {
   risk_override: boolean;
   /** Set when a warn- or audit-mode policy would have changed the outcome. */
   shadow_decision?: ShadowDecision;
+  /**
+   * Which tier decided; set only when the actor's namespace has policies for the
+   * capability (absent, the cluster tier decided alone, as before tenancy).
+   */
+  tier?: Tier;
 }
 
 /** What the engine decides; the caller adds decision_id, timestamp and audit_ref. */
