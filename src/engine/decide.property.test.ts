@@ -1,30 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildIndex } from '../index/index.js';
-import { ACTOR_TYPES, OUTCOMES, OUTCOME_RESTRICTIVENESS, RISK_LEVELS, type Outcome } from '../model/index.js';
+import { ACTOR_TYPES, RISK_LEVELS, type Outcome } from '../model/index.js';
 import { decide } from './decide.js';
 import { DEFAULT_ENGINE_SETTINGS } from './engine-settings.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import { capability, grant, policy, proposal } from './test-fixtures.js';
-
-/** Conditions with a known value for parameters {n}: true, false, or an evaluation error. */
-const CONDITIONS: Array<{ source: string | undefined; value: (n: number) => boolean | 'error' }> = [
-  { source: undefined, value: () => true },
-  { source: 'parameters.n > 50', value: (n) => n > 50 },
-  { source: 'parameters.n <= 50 and parameters.n >= 10', value: (n) => n <= 50 && n >= 10 },
-  { source: 'not (parameters.n == 7) or false', value: (n) => n !== 7 },
-  { source: 'parameters.absent == 1', value: () => 'error' },
-  { source: 'parameters.n / 0 > 1', value: () => 'error' },
-];
-
-const ruleArb = fc.record({
-  outcome: fc.constantFrom(...OUTCOMES),
-  priority: fc.integer({ min: -2, max: 2 }),
-  condition: fc.integer({ min: 0, max: CONDITIONS.length - 1 }),
-});
+import { expectedAfterRisk, expectedByPolicies, policiesArb, ruleSpecs } from './test-rule-arbitraries.js';
 
 const scenarioArb = fc.record({
-  policies: fc.array(fc.array(ruleArb, { minLength: 1, maxLength: 4 }), { maxLength: 4 }),
+  policies: policiesArb,
   n: fc.integer({ min: 0, max: 100 }),
   riskLevel: fc.constantFrom(...RISK_LEVELS),
   actorType: fc.constantFrom(...ACTOR_TYPES),
@@ -37,17 +22,7 @@ function setUp(s: Scenario, reverse = false) {
   const objects = [
     capability('ops.run', { riskLevel: s.riskLevel }),
     grant('g', 'agent-1', [{ capability: 'ops.run' }]),
-    ...s.policies.map((rules, i) =>
-      policy(
-        `policy-${i}`,
-        rules.map((r) => ({
-          capability: 'ops.run',
-          outcome: r.outcome,
-          priority: r.priority,
-          ...(CONDITIONS[r.condition]!.source ? { condition: CONDITIONS[r.condition]!.source } : {}),
-        })),
-      ),
-    ),
+    ...s.policies.map((rules, i) => policy(`policy-${i}`, ruleSpecs(rules, 'ops.run'))),
   ];
   const snapshot = buildIndex(reverse ? [...objects].reverse() : objects);
   const p = proposal(
@@ -62,16 +37,7 @@ function setUp(s: Scenario, reverse = false) {
 
 /** An independent reading of semantics.md step 5 and 6. */
 function expectedOutcome(s: Scenario, risk: number): Outcome {
-  const matched = s.policies.flatMap((rules) =>
-    rules.filter((r) => {
-      const value = CONDITIONS[r.condition]!.value(s.n);
-      return value === 'error' ? r.outcome !== 'ALLOW' : value;
-    }),
-  );
-  const top = Math.max(...matched.map((r) => r.priority));
-  const atTop = matched.filter((r) => r.priority === top).map((r) => r.outcome);
-  const byPolicy = OUTCOME_RESTRICTIVENESS.find((o) => atTop.includes(o)) ?? 'ALLOW';
-  return risk > 0.8 && (byPolicy === 'ALLOW' || byPolicy === 'REQUIRE_CONFIRMATION') ? 'ESCALATE' : byPolicy;
+  return expectedAfterRisk(expectedByPolicies(s.policies, s.n) ?? 'ALLOW', risk);
 }
 
 describe('decide (properties)', () => {
