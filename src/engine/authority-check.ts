@@ -67,8 +67,10 @@ function heldGrants(
   namespace: string | undefined,
 ): { ok: true; grants: readonly IndexedGrant[] } | Extract<DelegationResult, { ok: false }> {
   const cluster = snapshot.grantsFor(id, registered.name);
+  // Cluster actors (most proposals) skip the namespaced lookup.
+  if (namespace === undefined) return { ok: true, grants: cluster };
   const namespaced = snapshot.namespacedGrantsFor(id, registered.name);
-  if (namespace === undefined || namespaced.length === 0) return { ok: true, grants: cluster };
+  if (namespaced.length === 0) return { ok: true, grants: cluster };
   const gate = checkDelegation(snapshot.delegationOf(namespace), namespace, registered.spec);
   if (gate.ok) return { ok: true, grants: [...cluster, ...namespaced] };
   // Stopped at the gate, the namespace's grants authorize nothing; a cluster grant still may.

@@ -158,8 +158,9 @@ function evaluateTiers(
   let bindings: ConditionBindings | undefined;
   const bind = () => (bindings ??= conditionBindings(proposal, now));
   const cluster = evaluatePolicies(snapshot.rulesFor(capability), bind);
-  const namespaceRules = namespace === undefined ? [] : snapshot.namespaceRulesFor(namespace, capability);
-  if (namespaceRules.length === 0)
+  const namespaceRules =
+    namespace === undefined ? undefined : snapshot.namespaceRulesFor(namespace, capability);
+  if (!namespaceRules?.length)
     return { cluster, local: null, policiesEvaluated: cluster.policiesEvaluated, rules: cluster.rules };
   const local = evaluatePolicies(namespaceRules, bind);
   return {
