@@ -1,9 +1,9 @@
 import { stringify } from 'yaml';
-import { API_GROUP, KINDS, SPEC_SCHEMAS, type Kind } from '../src/model/index.js';
+import { API_GROUP, isNamespacedKind, KINDS, SPEC_SCHEMAS, type Kind } from '../src/model/index.js';
 
 /**
  * Builds the CustomResourceDefinitions in crds/ from the spec JSON Schemas of
- * src/model/spec-schemas.ts (the one source of truth) plus what only Kubernetes needs:
+ * src/model/spec-schemas.ts and tenancy-schemas.ts (the one source of truth) plus what only Kubernetes needs:
  * names, printer columns, the status schema, list types and CEL rules. `npm run gen:crds`
  * writes them; test/operator/crd-manifests.test.ts fails when the committed files drift.
  */
@@ -24,6 +24,19 @@ export const CRD_NAMES: Record<Kind, CrdNames> = {
   Capability: { kind: 'Capability', plural: 'capabilities', singular: 'capability', shortNames: ['cap'] },
   Policy: { kind: 'Policy', plural: 'policies', singular: 'policy', shortNames: ['gpol'] },
   ActorGrant: { kind: 'ActorGrant', plural: 'actorgrants', singular: 'actorgrant', shortNames: ['agrant'] },
+  Delegation: { kind: 'Delegation', plural: 'delegations', singular: 'delegation', shortNames: ['deleg'] },
+  NamespacedPolicy: {
+    kind: 'NamespacedPolicy',
+    plural: 'namespacedpolicies',
+    singular: 'namespacedpolicy',
+    shortNames: ['nspol'],
+  },
+  NamespacedActorGrant: {
+    kind: 'NamespacedActorGrant',
+    plural: 'namespacedactorgrants',
+    singular: 'namespacedactorgrant',
+    shortNames: ['nsgrant'],
+  },
 };
 
 interface PrinterColumn {
@@ -51,6 +64,37 @@ const readyColumns: PrinterColumn[] = [
   },
 ];
 const ageColumn: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+const outsideColumn: PrinterColumn = {
+  name: 'Outside',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="OutsideDelegation")].status',
+  description: "True when it names capabilities its namespace's Delegation does not cover.",
+};
+
+const policyColumns: PrinterColumn[] = [
+  { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled' },
+  {
+    name: 'Enforcement',
+    type: 'string',
+    jsonPath: '.spec.enforcementAction',
+    description: 'enforce, warn or audit (empty: enforce).',
+  },
+  // JSONPath cannot count; the controller writes the count into status.
+  { name: 'Rules', type: 'integer', jsonPath: '.status.ruleCount', description: 'Number of rules.' },
+  ...readyColumns,
+];
+const grantColumns: PrinterColumn[] = [
+  { name: 'Actor', type: 'string', jsonPath: '.spec.actor.id' },
+  { name: 'Type', type: 'string', jsonPath: '.spec.actor.type', priority: 1 },
+  { name: 'Grants', type: 'integer', jsonPath: '.status.grantCount', description: 'Number of grants.' },
+  ...readyColumns,
+];
+const description: PrinterColumn = {
+  name: 'Description',
+  type: 'string',
+  jsonPath: '.spec.description',
+  priority: 1,
+};
 
 const PRINTER_COLUMNS: Record<Kind, PrinterColumn[]> = {
   Capability: [
@@ -59,29 +103,24 @@ const PRINTER_COLUMNS: Record<Kind, PrinterColumn[]> = {
     { name: 'Risk', type: 'string', jsonPath: '.spec.riskLevel' },
     ...readyColumns,
     ageColumn,
-    { name: 'Description', type: 'string', jsonPath: '.spec.description', priority: 1 },
+    description,
   ],
-  Policy: [
-    { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled' },
+  Policy: [...policyColumns, ageColumn, description],
+  ActorGrant: [...grantColumns, ageColumn],
+  Delegation: [
     {
-      name: 'Enforcement',
+      name: 'Namespaces',
       type: 'string',
-      jsonPath: '.spec.enforcementAction',
-      description: 'enforce, warn or audit (empty: enforce).',
+      jsonPath: '.spec.namespaces',
+      description: 'The namespaces it covers.',
     },
-    // JSONPath cannot count; the controller writes the count into status.
-    { name: 'Rules', type: 'integer', jsonPath: '.status.ruleCount', description: 'Number of rules.' },
-    ...readyColumns,
-    ageColumn,
-    { name: 'Description', type: 'string', jsonPath: '.spec.description', priority: 1 },
-  ],
-  ActorGrant: [
-    { name: 'Actor', type: 'string', jsonPath: '.spec.actor.id' },
-    { name: 'Type', type: 'string', jsonPath: '.spec.actor.type', priority: 1 },
-    { name: 'Grants', type: 'integer', jsonPath: '.status.grantCount', description: 'Number of grants.' },
+    { name: 'Max Risk', type: 'string', jsonPath: '.spec.maxRiskLevel' },
+    { name: 'Capabilities', type: 'string', jsonPath: '.spec.capabilities', priority: 1 },
     ...readyColumns,
     ageColumn,
   ],
+  NamespacedPolicy: [...policyColumns, outsideColumn, ageColumn, description],
+  NamespacedActorGrant: [...grantColumns, outsideColumn, ageColumn],
 };
 
 /** metav1.Condition, as controller-gen renders it. */
@@ -108,9 +147,13 @@ const conditionSchema: Schema = {
   },
 };
 
+const RULE_COUNT = { ruleCount: 'Number of rules in spec.rules (shown by kubectl get).' };
+const GRANT_COUNT = { grantCount: 'Number of grants in spec.grants (shown by kubectl get).' };
 const COUNT_FIELDS: Partial<Record<Kind, Record<string, string>>> = {
-  Policy: { ruleCount: 'Number of rules in spec.rules (shown by kubectl get).' },
-  ActorGrant: { grantCount: 'Number of grants in spec.grants (shown by kubectl get).' },
+  Policy: RULE_COUNT,
+  ActorGrant: GRANT_COUNT,
+  NamespacedPolicy: RULE_COUNT,
+  NamespacedActorGrant: GRANT_COUNT,
 };
 
 function statusSchema(kind: Kind): Schema {
@@ -184,6 +227,7 @@ function addKubernetesRules(kind: Kind, spec: Schema): Schema {
         ],
       };
     case 'ActorGrant':
+    case 'NamespacedActorGrant':
       // One entry per capability (the API server rejects duplicates), and server-side
       // apply merges grants by capability: POST/DELETE /actors/:id/grants patch one entry.
       properties.grants = {
@@ -191,14 +235,18 @@ function addKubernetesRules(kind: Kind, spec: Schema): Schema {
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['capability'],
       };
-      properties.actor = withSubjectRule(properties.actor!);
+      // A namespaced grant's subjects default to its namespace; the webhook and the index
+      // refuse foreign ones (CEL here cannot see the object's namespace).
+      if (kind === 'ActorGrant') properties.actor = withSubjectRule(properties.actor!);
       return {
         ...spec,
         'x-kubernetes-validations': [
-          immutable('actor.id', 'to grant another actor, create an ActorGrant for it'),
+          immutable('actor.id', `to grant another actor, create an ${kind} for it`),
         ],
       };
     case 'Policy':
+    case 'NamespacedPolicy':
+    case 'Delegation':
       return spec;
   }
 }
@@ -248,7 +296,7 @@ export function buildCrd(kind: Kind): CustomResourceDefinition {
     },
     spec: {
       group: API_GROUP,
-      scope: 'Cluster',
+      scope: isNamespacedKind(kind) ? 'Namespaced' : 'Cluster',
       names: {
         kind,
         listKind: `${kind}List`,
@@ -289,7 +337,7 @@ export function crdFileName(kind: Kind): string {
 }
 
 const HEADER =
-  '# Generated by scripts/gen-crds.ts from src/model/spec-schemas.ts. Do not edit by hand:\n' +
+  '# Generated by scripts/gen-crds.ts from src/model/spec-schemas.ts and tenancy-schemas.ts. Do not edit by hand:\n' +
   '# change the schema, then run `npm run gen:crds` (a test fails when this file drifts).\n';
 
 /** The files of crds/, by file name. */

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { withoutCelRules } from '../../scripts/crd-manifests.js';
+import { KINDS } from '../../src/model/index.js';
 import {
   actualChartCrdFiles,
   CHART_CRD_DIRS,
@@ -71,7 +72,7 @@ describe('the chart CRDs', () => {
       (await renderChart({ values: { crds: { install: false } } })).all('CustomResourceDefinition'),
     ).toEqual([]);
     const crds = (await renderChart({ values: { crds: { keep: false } } })).all('CustomResourceDefinition');
-    expect(crds.length).toBe(3);
+    expect(crds.length).toBe(KINDS.length);
     for (const crd of crds) expect(crd.metadata.annotations).toBeUndefined();
   });
 });
