@@ -7,9 +7,15 @@ export const PLURALS: Record<Kind, string> = {
   Capability: 'capabilities',
   Policy: 'policies',
   ActorGrant: 'actorgrants',
+  Delegation: 'delegations',
+  NamespacedPolicy: 'namespacedpolicies',
+  NamespacedActorGrant: 'namespacedactorgrants',
 };
 
-/** The collection path informers list and watch, e.g. /apis/governance.arbiter.dev/v1alpha1/policies. */
+/**
+ * The collection path informers list and watch, e.g. /apis/governance.arbiter.dev/v1alpha1/policies;
+ * for a namespaced kind, the objects of every namespace.
+ */
 export function collectionPath(kind: Kind): string {
   return `/apis/${API_GROUP}/${API_GROUP_VERSION}/${PLURALS[kind]}`;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Kind } from '../model/index.js';
+import { KINDS, type Kind } from '../model/index.js';
 import type { KindWatcher } from './kind-watcher.js';
 
 /**
@@ -10,7 +10,7 @@ export class WatchHealth {
   private timer: NodeJS.Timeout | undefined;
   /** brokenSince of the episode already reported, per kind. */
   private readonly reported = new Map<Kind, number>();
-  private readonly counts: Record<Kind, number> = { Capability: 0, Policy: 0, ActorGrant: 0 };
+  private readonly counts = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number>;
 
   constructor(
     private readonly watchers: readonly KindWatcher[],

@@ -1,5 +1,7 @@
-import type { IndexedDelegation } from '../index/index.js';
-import { RISK_LEVELS, type CapabilitySpec } from '../model/index.js';
+import { coversCapability, riskAbove, type IndexedDelegation } from '../index/index.js';
+import type { CapabilitySpec } from '../model/index.js';
+
+export { coversCapability };
 
 export type DelegationResult =
   { ok: true } | { ok: false; code: 'no_delegation' | 'outside_delegation'; reason: string };
@@ -28,14 +30,9 @@ export function checkDelegation(
   });
   if (!coversCapability(capabilities, capability.name))
     return refuse(`Delegation ${delegation.name} covers only ${capabilities.join(', ') || 'nothing'}`);
-  if (RISK_LEVELS.indexOf(capability.riskLevel) > RISK_LEVELS.indexOf(maxRiskLevel))
+  if (riskAbove(capability.riskLevel, maxRiskLevel))
     return refuse(
       `its risk level ${capability.riskLevel} is above ${maxRiskLevel}, the most Delegation ${delegation.name} allows`,
     );
   return { ok: true };
-}
-
-/** A name is covered when listed, or under a trailing-".*" pattern (`db.*` covers `db.x.y`). */
-export function coversCapability(patterns: readonly string[], name: string): boolean {
-  return patterns.some((p) => (p.endsWith('.*') ? name.startsWith(p.slice(0, -1)) : p === name));
 }

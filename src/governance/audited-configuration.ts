@@ -1,7 +1,7 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { everyEntry } from '../audit/query-pages.js';
 import { systemEvent } from '../audit/system-event.js';
-import { objectKey, randomUuid, type ConfigObject, type EventType } from '../model/index.js';
+import { kindKey, objectKey, randomUuid, type ConfigObject, type EventType } from '../model/index.js';
 import type { ConfigChangeData } from './config-changes.js';
 
 /** The events that change an object's audited state: each carries the object after it (null once deleted). */
@@ -13,6 +13,9 @@ export const CONFIG_EVENT_TYPES: readonly EventType[] = [
   'policy.deleted',
   'actor.grant.created',
   'actor.grant.revoked',
+  'delegation.created',
+  'delegation.updated',
+  'delegation.deleted',
 ];
 
 /** JSON bytes of objects per config.snapshot entry (a part holds at least one object). */
@@ -51,7 +54,7 @@ export async function readAuditedConfiguration(
   const objects = new Map((snapshot?.objects ?? []).map((o) => [objectKey(o), o]));
   for (const entry of await configEvents(audit, snapshot?.asOfSeq ?? 0, upToSeq)) {
     const data = entry.data as unknown as ConfigChangeData;
-    const key = `${data.kind}/${data.name}`;
+    const key = kindKey(data.kind, data.name, data.namespace);
     if (data.object) objects.set(key, data.object);
     else if (data.object === null) objects.delete(key);
   }

@@ -6,12 +6,15 @@ import {
   type ConfigObject,
   type EventType,
   type GrantSpec,
+  type NamespacedActorGrantObject,
 } from '../model/index.js';
 import { CHANGED_BY_ANNOTATION } from './config-writer.js';
 
 /** One audit event a configuration change calls for. */
 export interface ConfigChange {
   event_type: EventType;
+  /** The namespace of a namespaced object: the entry's top-level `namespace`. */
+  namespace?: string;
   /** The grantee for grant events, otherwise the caller who made the change. */
   actor_id: string | null;
   capability: string | null;
@@ -21,6 +24,8 @@ export interface ConfigChange {
 export interface ConfigChangeData {
   kind: ConfigObject['kind'];
   name: string;
+  /** Set for the namespaced kinds. */
+  namespace?: string;
   uid: string | null;
   generation: number | null;
   change: 'created' | 'updated' | 'deleted';
@@ -38,14 +43,27 @@ export interface ConfigChangeData {
 
 type Change = ConfigChangeData['change'];
 
-/** A re-registered capability is registered again; grants have events per granted capability. */
-const EVENT_TYPE_OF: Record<'Capability' | 'Policy', Record<Change, EventType>> = {
+type GrantKind = 'ActorGrant' | 'NamespacedActorGrant';
+type AnyGrantObject = ActorGrantObject | NamespacedActorGrantObject;
+
+/**
+ * A re-registered capability is registered again; grants have events per granted capability.
+ * A NamespacedPolicy's are a Policy's, told apart by the entry's namespace.
+ */
+const POLICY_EVENTS = {
+  created: 'policy.created',
+  updated: 'policy.updated',
+  deleted: 'policy.deleted',
+} as const;
+const EVENT_TYPE_OF: Record<Exclude<ConfigObject['kind'], GrantKind>, Record<Change, EventType>> = {
   Capability: {
     created: 'capability.registered',
     updated: 'capability.registered',
     deleted: 'capability.deleted',
   },
-  Policy: { created: 'policy.created', updated: 'policy.updated', deleted: 'policy.deleted' },
+  Policy: POLICY_EVENTS,
+  NamespacedPolicy: POLICY_EVENTS,
+  Delegation: { created: 'delegation.created', updated: 'delegation.updated', deleted: 'delegation.deleted' },
 };
 
 /** Identity of an object's content: uid and generation where Kubernetes gives them, else its spec. */
@@ -90,37 +108,49 @@ function changesOf(
 ): ConfigChange[] {
   const subject = (object ?? previous)!;
   const change: Change = !previous ? 'created' : object ? 'updated' : 'deleted';
+  const { namespace } = subject.metadata;
   const data: ConfigChangeData = {
     kind: subject.kind,
     name: subject.metadata.name,
+    ...(namespace !== undefined ? { namespace } : {}),
     uid: subject.metadata.uid ?? null,
     generation: subject.metadata.generation ?? null,
     change,
     changed_by: caller,
     object: object ?? null,
   };
-  if (subject.kind === 'ActorGrant') {
-    return grantChanges(
-      previous as ActorGrantObject | undefined,
-      object as ActorGrantObject | undefined,
-      data,
-    );
-  }
-  const capability = subject.kind === 'Capability' ? subject.spec.name : null;
-  return [{ event_type: EVENT_TYPE_OF[subject.kind][change], actor_id: caller, capability, data }];
+  const changes =
+    subject.kind === 'ActorGrant' || subject.kind === 'NamespacedActorGrant'
+      ? grantChanges(previous as AnyGrantObject | undefined, object as AnyGrantObject | undefined, data)
+      : [
+          {
+            event_type: EVENT_TYPE_OF[subject.kind][change],
+            actor_id: caller,
+            capability: subject.kind === 'Capability' ? subject.spec.name : null,
+            data,
+          },
+        ];
+  return namespace === undefined ? changes : changes.map((c) => ({ namespace, ...c }));
+}
+
+/** The actor a grant object grants: `N/bot` for spec.actor.id `bot` of a NamespacedActorGrant in N. */
+function grantee(object: AnyGrantObject | undefined): string | undefined {
+  if (!object) return undefined;
+  const { id } = object.spec.actor;
+  return object.kind === 'NamespacedActorGrant' ? `${object.metadata.namespace}/${id}` : id;
 }
 
 /** Grant events are per granted capability: a changed constraint is a new grant of it. */
 function grantChanges(
-  previous: ActorGrantObject | undefined,
-  object: ActorGrantObject | undefined,
+  previous: AnyGrantObject | undefined,
+  object: AnyGrantObject | undefined,
   data: ConfigChangeData,
 ): ConfigChange[] {
-  const grantsOf = (o: ActorGrantObject | undefined) =>
+  const grantsOf = (o: AnyGrantObject | undefined) =>
     new Map((o?.spec.grants ?? []).map((g) => [g.capability, g]));
   const before = grantsOf(previous);
   const after = grantsOf(object);
-  const actorIds = { before: previous?.spec.actor.id, after: object?.spec.actor.id };
+  const actorIds = { before: grantee(previous), after: grantee(object) };
   const changes: ConfigChange[] = [];
   for (const [capability, grant] of after) {
     const old = before.get(capability);

@@ -7,6 +7,7 @@ const REJECTING_REASONS: ReadonlySet<ReadyReason> = new Set([
   'InvalidCondition',
   'InvalidSpec',
   'Conflict',
+  'ForeignSubject',
 ]);
 
 export function isRejected(status: ObjectStatus | undefined): boolean {
@@ -15,5 +16,5 @@ export function isRejected(status: ObjectStatus | undefined): boolean {
 
 /** The objects that take effect: the configuration audit records these. */
 export function acceptedObjects(snapshot: IndexSnapshot): ConfigObject[] {
-  return snapshot.objects().filter((o) => !isRejected(snapshot.status(o.kind, o.metadata.name)));
+  return snapshot.objects().filter((o) => !isRejected(snapshot.statusOf(o)));
 }

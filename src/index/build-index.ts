@@ -3,6 +3,9 @@ import {
   type ActorGrantObject,
   type CapabilityObject,
   type ConfigObject,
+  type DelegationObject,
+  type NamespacedActorGrantObject,
+  type NamespacedPolicyObject,
   type PolicyObject,
 } from '../model/index.js';
 import { ArtefactCache } from './artefact-cache.js';
@@ -12,6 +15,7 @@ import { indexGrants } from './index-grants.js';
 import { indexIdentities } from './index-identities.js';
 import { indexPolicies } from './index-policies.js';
 import { IndexSnapshot } from './index-snapshot.js';
+import { indexTenancy, resolveNamespacedGrants } from './index-tenancy.js';
 import { ObjectStatuses } from './object-statuses.js';
 
 export interface BuildIndexOptions {
@@ -25,7 +29,7 @@ export interface BuildIndexOptions {
  * keeps serving: nothing it compiled is released, and what the trial compiled is.
  */
 export function previewIndex(current: IndexSnapshot, candidate: ConfigObject): IndexSnapshot {
-  // Last, so it replaces its namesake: of two objects with one kind and name the later counts.
+  // Last, so it replaces its namesake: of two objects with one objectKey the later counts.
   const objects = [...current.objects(), candidate];
   const cache = new ArtefactCache(artefactsOf.get(current));
   const trial = assemble(objects, cache);
@@ -39,7 +43,7 @@ const artefactsOf = new WeakMap<IndexSnapshot, ArtefactCache>();
 /**
  * Builds an immutable snapshot from validated objects (see validateConfigObject). When two
  * objects share a kind and name, the later one counts. Never throws for a bad object: it
- * gets a Ready=False status instead.
+ * gets a Ready=False status instead. Tenancy objects fill the snapshot's TenancySlices.
  */
 export function buildIndex(objects: readonly ConfigObject[], options: BuildIndexOptions = {}): IndexSnapshot {
   const cache = new ArtefactCache(options.previous ? artefactsOf.get(options.previous) : undefined);
@@ -61,8 +65,23 @@ function assemble(objects: readonly ConfigObject[], cache: ArtefactCache): Index
     capabilities,
   );
   const actorGrants = ofKind<ActorGrantObject>(unique, 'ActorGrant');
-  const identities = indexIdentities(actorGrants);
+  const namespacedGrants = resolveNamespacedGrants(
+    ofKind<NamespacedActorGrantObject>(unique, 'NamespacedActorGrant'),
+    statuses,
+  );
+  const identities = indexIdentities([...actorGrants, ...namespacedGrants]);
   const grantsByActor = indexGrants(actorGrants, statuses, isCapability, identities.conflicts);
+  const tenancy = indexTenancy(
+    {
+      delegations: ofKind<DelegationObject>(unique, 'Delegation'),
+      policies: ofKind<NamespacedPolicyObject>(unique, 'NamespacedPolicy'),
+      grants: namespacedGrants,
+      identityConflicts: identities.conflicts,
+    },
+    cache,
+    statuses,
+    capabilities,
+  );
   const sortedStatuses = new Map([...statuses.entries].sort(([a], [b]) => compareNames(a, b)));
   return new IndexSnapshot({
     objects: Object.freeze(unique),
@@ -72,6 +91,7 @@ function assemble(objects: readonly ConfigObject[], cache: ArtefactCache): Index
     grantsByActor,
     identities: identities.bindings,
     statuses: sortedStatuses,
+    tenancy,
   });
 }
 

@@ -1,6 +1,6 @@
-import type { ActorGrantObject } from '../model/index.js';
+import { objectKey, qualifiedName } from '../model/index.js';
 import { compareNames } from './compare-names.js';
-import type { IdentityConflict } from './index-identities.js';
+import type { IdentityConflict, ResolvedGrantObject } from './index-identities.js';
 import type { IndexedGrant } from './indexed-types.js';
 import type { ObjectStatuses } from './object-statuses.js';
 import { isKnownTimeZone } from './time-zone.js';
@@ -11,21 +11,21 @@ import { isKnownTimeZone } from './time-zone.js';
  * start working when the capability appears, the second deny (fail closed) until fixed.
  */
 export function indexGrants(
-  objects: readonly ActorGrantObject[],
+  objects: readonly ResolvedGrantObject[],
   statuses: ObjectStatuses,
   isCapability: (name: string) => boolean,
-  /** ActorGrants that lost an identity conflict (indexIdentities): not used, Conflict. */
+  /** ActorGrants (by objectKey) that lost an identity conflict (indexIdentities): not used, Conflict. */
   conflicts: ReadonlyMap<string, IdentityConflict> = new Map(),
 ): Map<string, IndexedGrant[]> {
   const byActor = new Map<string, IndexedGrant[]>();
   const sorted = [...objects].sort((a, b) => compareNames(a.metadata.name, b.metadata.name));
   for (const object of sorted) {
-    const conflict = conflicts.get(object.metadata.name);
+    const conflict = conflicts.get(objectKey(object));
     if (conflict !== undefined) {
       statuses.set(
         object,
         'Conflict',
-        `${conflict.message}; this ActorGrant is not used until that is resolved`,
+        `${conflict.message}; this ${object.kind} is not used until that is resolved`,
         conflict.field,
       );
       continue;
@@ -39,7 +39,7 @@ export function indexGrants(
         actorType: object.spec.actor.type,
         capability: grant.capability,
         constraints: grant.constraints ?? {},
-        source: object.metadata.name,
+        source: qualifiedName(object),
         grantIndex,
       });
     }
@@ -50,7 +50,7 @@ export function indexGrants(
 }
 
 function setStatus(
-  object: ActorGrantObject,
+  object: ResolvedGrantObject,
   statuses: ObjectStatuses,
   isCapability: (name: string) => boolean,
 ) {

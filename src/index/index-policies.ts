@@ -1,4 +1,4 @@
-import type { PolicyObject } from '../model/index.js';
+import { objectKey, qualifiedName, type NamespacedPolicyObject, type PolicyObject } from '../model/index.js';
 import type { ArtefactCache } from './artefact-cache.js';
 import { compareNames } from './compare-names.js';
 import { compileCondition } from './compile-condition.js';
@@ -8,7 +8,11 @@ import type { ObjectStatuses } from './object-statuses.js';
 type PolicyCompileResult =
   { ok: true; rules: CompiledRule[] } | { ok: false; error: string; ruleIndex: number };
 
+/** A Policy, or a NamespacedPolicy (its rules name it `namespace/name`). */
+type AnyPolicy = PolicyObject | NamespacedPolicyObject;
+
 export interface IndexedPolicies {
+  /** By qualifiedName. */
   policies: Map<string, IndexedPolicy>;
   /** Rules of enabled, valid policies by capability, by policy name then rule index. */
   rules: Map<string, CompiledRule[]>;
@@ -24,7 +28,7 @@ const NO_SCHEMA = Object.freeze({});
  * lift a restriction its author meant).
  */
 export function indexPolicies(
-  objects: readonly PolicyObject[],
+  objects: readonly AnyPolicy[],
   cache: ArtefactCache,
   statuses: ObjectStatuses,
   capabilities: ReadonlyMap<string, IndexedCapability>,
@@ -34,9 +38,9 @@ export function indexPolicies(
   const isCapability = (name: string) => capabilities.has(name);
   const schemaOf = (capability: string) => capabilities.get(capability)?.spec.parameterSchema;
   for (const object of [...objects].sort((a, b) => compareNames(a.metadata.name, b.metadata.name))) {
-    const name = object.metadata.name;
+    const name = qualifiedName(object);
     const schemas = object.spec.rules.map((rule) => schemaOf(rule.capability) ?? NO_SCHEMA);
-    const compiled = cache.get<PolicyCompileResult>(`Policy/${name}`, [object.spec, ...schemas], () =>
+    const compiled = cache.get<PolicyCompileResult>(objectKey(object), [object.spec, ...schemas], () =>
       compilePolicy(object, schemaOf),
     );
     const enabled = object.spec.enabled ?? true;
@@ -66,7 +70,7 @@ export function indexPolicies(
 }
 
 function compilePolicy(
-  object: PolicyObject,
+  object: AnyPolicy,
   schemaOf: (capability: string) => Record<string, unknown> | undefined,
 ): PolicyCompileResult {
   const rules: CompiledRule[] = [];
@@ -79,13 +83,13 @@ function compilePolicy(
           ok: false,
           ruleIndex,
           error:
-            `policy ${object.metadata.name}, rule ${ruleIndex} (capability ${rule.capability}): ` +
+            `policy ${qualifiedName(object)}, rule ${ruleIndex} (capability ${rule.capability}): ` +
             `the condition does not compile: ${result.error}`,
         };
       condition = result.condition;
     }
     rules.push({
-      policy: object.metadata.name,
+      policy: qualifiedName(object),
       ruleIndex,
       capability: rule.capability,
       priority: rule.priority ?? 0,
@@ -99,7 +103,7 @@ function compilePolicy(
 }
 
 function statusOfValid(
-  object: PolicyObject,
+  object: AnyPolicy,
   statuses: ObjectStatuses,
   isCapability: (name: string) => boolean,
   enabled: boolean,

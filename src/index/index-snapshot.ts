@@ -1,4 +1,4 @@
-import type { ConfigObject, Kind, ObjectStatus } from '../model/index.js';
+import { kindKey, objectKey, type ConfigObject, type Kind, type ObjectStatus } from '../model/index.js';
 import { compareNames } from './compare-names.js';
 import type { IdentityBinding } from './index-identities.js';
 import type {
@@ -118,11 +118,17 @@ export class IndexSnapshot {
     return [...this.parts.identities.keys()].sort(compareNames);
   }
 
-  status(kind: Kind, name: string): ObjectStatus | undefined {
-    return this.parts.statuses.get(`${kind}/${name}`)?.status;
+  /** The status of an object the snapshot was built from (or of its namesake). */
+  statusOf(object: Pick<ConfigObject, 'kind' | 'metadata'>): ObjectStatus | undefined {
+    return this.parts.statuses.get(objectKey(object))?.status;
   }
 
-  /** The Ready condition of every object the snapshot was built from, by kind/name. */
+  /** `namespace` counts for the namespaced kinds only. */
+  status(kind: Kind, name: string, namespace?: string): ObjectStatus | undefined {
+    return this.parts.statuses.get(kindKey(kind, name, namespace))?.status;
+  }
+
+  /** The Ready condition of every object the snapshot was built from, by objectKey. */
   statuses(): readonly StatusEntry[] {
     return [...this.parts.statuses.values()];
   }

@@ -56,7 +56,7 @@ export interface IndexedGrant {
   readonly actorType: ActorType | undefined;
   readonly capability: string;
   readonly constraints: GrantConstraints;
-  /** Name of the ActorGrant object and the position in its spec.grants. */
+  /** Name of the ActorGrant object (`namespace/name` of a NamespacedActorGrant) and the position in its spec.grants. */
   readonly source: string;
   readonly grantIndex: number;
 }
@@ -70,6 +70,8 @@ export interface IndexedDelegation {
 export interface StatusEntry {
   readonly kind: Kind;
   readonly name: string;
+  /** Set for the namespaced kinds. */
+  readonly namespace?: string;
   readonly status: ObjectStatus;
 }
 

@@ -1,7 +1,7 @@
-import type { ConfigObject, ObjectStatus, ReadyReason } from '../model/index.js';
+import { objectKey, type ConfigObject, type ObjectStatus, type ReadyReason } from '../model/index.js';
 import type { StatusEntry } from './indexed-types.js';
 
-/** Collects the Ready condition of every object during one build. */
+/** Collects the Ready condition of every object during one build, by objectKey. */
 export class ObjectStatuses {
   readonly entries = new Map<string, StatusEntry>();
 
@@ -13,11 +13,20 @@ export class ObjectStatuses {
       ...(object.metadata.generation !== undefined ? { observedGeneration: object.metadata.generation } : {}),
       ...(field !== undefined ? { field } : {}),
     };
-    this.entries.set(`${object.kind}/${object.metadata.name}`, {
+    const { name, namespace } = object.metadata;
+    this.entries.set(objectKey(object), {
       kind: object.kind,
-      name: object.metadata.name,
+      name,
+      ...(namespace !== undefined ? { namespace } : {}),
       status,
     });
     return status;
+  }
+
+  /** Adds the OutsideDelegation message to the object's status (set before). */
+  markOutsideDelegation(object: ConfigObject, message: string): void {
+    const key = objectKey(object);
+    const entry = this.entries.get(key);
+    if (entry) this.entries.set(key, { ...entry, status: { ...entry.status, outsideDelegation: message } });
   }
 }

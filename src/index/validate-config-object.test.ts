@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_VERSION } from '../model/index.js';
+import { API_VERSION, objectKey } from '../model/index.js';
 import { validateConfigObject } from './validate-config-object.js';
 
 const capability = {
@@ -211,11 +211,11 @@ describe('validateConfigObject: the envelope', () => {
     const { apiVersion: _a, kind: _k, ...rest } = valid();
     expect(errorsOf(rest)).toEqual([
       'apiVersion: must be governance.arbiter.dev/v1alpha1, got nothing',
-      'kind: must be one of Capability, Policy, ActorGrant, got nothing',
+      'kind: must be one of Capability, Policy, ActorGrant, Delegation, NamespacedPolicy, NamespacedActorGrant, got nothing',
     ]);
     expect(errorsOf({ ...valid(), apiVersion: 'v1', kind: 'Thing' })).toEqual([
       'apiVersion: must be governance.arbiter.dev/v1alpha1, got "v1"',
-      'kind: must be one of Capability, Policy, ActorGrant, got "Thing"',
+      'kind: must be one of Capability, Policy, ActorGrant, Delegation, NamespacedPolicy, NamespacedActorGrant, got "Thing"',
     ]);
   });
 
@@ -261,6 +261,66 @@ describe('validateConfigObject: the envelope', () => {
     ) as Record<string, unknown>;
     expect(errorsOf({ ...valid(), spec: { ...valid().spec, parameterSchema } })).toEqual([
       'object.spec.parameterSchema.allOf[1].properties.__proto__: this key is not allowed',
+    ]);
+  });
+});
+
+describe('validateConfigObject: the tenancy kinds', () => {
+  const namespacedPolicy = (metadata: Record<string, unknown>) => ({
+    apiVersion: API_VERSION,
+    kind: 'NamespacedPolicy',
+    metadata,
+    spec: { rules: [{ capability: 'db.drop', outcome: 'DENY' }] },
+  });
+  const delegation = (metadata: Record<string, unknown>) => ({
+    apiVersion: API_VERSION,
+    kind: 'Delegation',
+    metadata,
+    spec: { namespaces: ['team-a'], capabilities: ['db.*'], maxRiskLevel: 'high' },
+  });
+
+  it('accepts a NamespacedPolicy with its namespace and keeps the namespace', () => {
+    const result = validateConfigObject(namespacedPolicy({ name: 'no-drops', namespace: 'team-a' }));
+    if (!result.ok) throw new Error(result.errors.join('; '));
+    expect(result.object.metadata).toStrictEqual({ name: 'no-drops', namespace: 'team-a' });
+    expect(objectKey(result.object)).toBe('NamespacedPolicy/team-a/no-drops');
+  });
+
+  it('requires a namespace name on the namespaced kinds', () => {
+    expect(errorsOf(namespacedPolicy({ name: 'no-drops' }))).toEqual([
+      'metadata.namespace: a NamespacedPolicy needs the namespace it belongs to',
+    ]);
+    expect(errorsOf(namespacedPolicy({ name: 'no-drops', namespace: 'Team_A' }))[0]).toMatch(
+      /^metadata\.namespace: "Team_A" is not a namespace name/,
+    );
+  });
+
+  it('refuses a namespace on the cluster kinds', () => {
+    expect(errorsOf(delegation({ name: 'team-a' }))).toEqual([]);
+    expect(errorsOf(delegation({ name: 'team-a', namespace: 'team-a' }))).toEqual([
+      'metadata.namespace: a Delegation is cluster-scoped and has no namespace',
+    ]);
+    expect(errorsOf({ ...capability, metadata: { name: 'x', namespace: 'team-a' } })).toEqual([
+      'metadata.namespace: a Capability is cluster-scoped and has no namespace',
+    ]);
+  });
+
+  it("checks a Delegation's spec against its schema", () => {
+    const bad = { ...delegation({ name: 'team-a' }), spec: { namespaces: [], capabilities: ['DB'] } };
+    expect(errorsOf(bad).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('checks a NamespacedActorGrant: a local actor id, each capability once, subject namespace optional', () => {
+    const grant = (id: string, grants: unknown[]) => ({
+      apiVersion: API_VERSION,
+      kind: 'NamespacedActorGrant',
+      metadata: { name: 'bot', namespace: 'team-a' },
+      spec: { actor: { id, subjects: [{ kind: 'ServiceAccount', name: 'bot' }] }, grants },
+    });
+    expect(errorsOf(grant('bot', [{ capability: 'db.read' }]))).toEqual([]);
+    expect(errorsOf(grant('team-a/bot', [{ capability: 'db.read' }]))[0]).toMatch(/^spec\.actor\.id/);
+    expect(errorsOf(grant('bot', [{ capability: 'db.read' }, { capability: 'db.read' }]))).toEqual([
+      'spec.grants[1].capability: db.read is granted more than once in this object',
     ]);
   });
 });

@@ -1,7 +1,10 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import {
   API_VERSION,
+  isNamespacedKind,
   KINDS,
+  NAMESPACE_NAME_MAX_LENGTH,
+  NAMESPACE_NAME_PATTERN,
   SPEC_SCHEMAS,
   type ActorGrantSpec,
   type ConfigObject,
@@ -16,12 +19,14 @@ export type ValidationResult = { ok: true; object: ConfigObject } | { ok: false;
 /** Kubernetes object names (DNS-1123 subdomain). */
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_SUBDOMAIN_MAX_LENGTH = 253;
+const NAMESPACE_NAME = new RegExp(NAMESPACE_NAME_PATTERN);
 
 const metadataSchema = {
   type: 'object',
   required: ['name'],
   properties: {
     name: { type: 'string' },
+    namespace: { type: 'string' },
     uid: { type: 'string' },
     generation: { type: 'integer' },
     resourceVersion: { type: 'string' },
@@ -40,11 +45,9 @@ const ajv = new Ajv({
 });
 ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields', schemaType: 'boolean' });
 const validateMetadata = ajv.compile(metadataSchema);
-const validateSpec: Record<Kind, ValidateFunction> = {
-  Capability: ajv.compile(SPEC_SCHEMAS.Capability),
-  Policy: ajv.compile(SPEC_SCHEMAS.Policy),
-  ActorGrant: ajv.compile(SPEC_SCHEMAS.ActorGrant),
-};
+const validateSpec = Object.fromEntries(
+  KINDS.map((kind) => [kind, ajv.compile(SPEC_SCHEMAS[kind])]),
+) as Record<Kind, ValidateFunction>;
 
 /**
  * Checks a raw (parsed YAML/JSON or informer) object against the kinds' schemas and
@@ -59,7 +62,8 @@ export function validateConfigObject(raw: unknown, { shareSpec = false } = {}): 
   if (forbidden) return { ok: false, errors: [`${forbidden}: this key is not allowed`] };
   const input = withIsoTimestamp(raw as Record<string, unknown>);
   const errors = [...envelopeErrors(input), ...metadataErrors(input.metadata)];
-  if (isKind(input.kind)) errors.push(...specErrors(input.kind, input.spec));
+  if (isKind(input.kind))
+    errors.push(...scopeErrors(input.kind, input.metadata), ...specErrors(input.kind, input.spec));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, object: normalise(input, shareSpec) };
 }
@@ -92,9 +96,27 @@ function metadataErrors(metadata: unknown): string[] {
   return [];
 }
 
+/** The namespaced kinds live in a namespace; the cluster kinds in none. */
+function scopeErrors(kind: Kind, metadata: unknown): string[] {
+  const namespace = (metadata as ObjectMeta | undefined)?.namespace;
+  if (!isNamespacedKind(kind))
+    return namespace === undefined
+      ? []
+      : [`metadata.namespace: a ${kind} is cluster-scoped and has no namespace`];
+  if (namespace === undefined) return [`metadata.namespace: a ${kind} needs the namespace it belongs to`];
+  if (typeof namespace !== 'string') return []; // the metadata schema reports it
+  if (namespace.length > NAMESPACE_NAME_MAX_LENGTH || !NAMESPACE_NAME.test(namespace))
+    return [
+      `metadata.namespace: ${JSON.stringify(namespace)} is not a namespace name (lower case letters, digits and '-', ` +
+        `starting and ending with a letter or digit, at most ${NAMESPACE_NAME_MAX_LENGTH} characters)`,
+    ];
+  return [];
+}
+
 function specErrors(kind: Kind, spec: unknown): string[] {
   const validate = validateSpec[kind];
   if (!validate(spec)) return (validate.errors ?? []).map((e) => ajvErrorText(e, 'spec'));
+  if (kind === 'NamespacedActorGrant') return duplicateGrantErrors(spec as ActorGrantSpec);
   if (kind !== 'ActorGrant') return [];
   const grantSpec = spec as ActorGrantSpec;
   return [...duplicateGrantErrors(grantSpec), ...subjectErrors(grantSpec)];
@@ -133,6 +155,7 @@ function isKind(value: unknown): value is Kind {
 
 const META_FIELDS = [
   'name',
+  'namespace',
   'uid',
   'generation',
   'resourceVersion',

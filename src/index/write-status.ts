@@ -13,7 +13,7 @@ export function writeStatus(
   trial: IndexSnapshot,
   written: ConfigObject,
 ): ObjectStatus | undefined {
-  const own = trial.status(written.kind, written.metadata.name);
+  const own = trial.statusOf(written);
   if (written.kind !== 'Capability' || isRejected(own)) return own;
   const broken = trial
     .policies()

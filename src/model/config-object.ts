@@ -1,18 +1,28 @@
 import type { ActorType, EnforcementAction, Outcome, RiskLevel, SubjectKind } from './vocabulary.js';
 
 /**
- * The three configuration kinds, in the form the CRDs hold (camelCase spec fields).
+ * The configuration kinds, in the form the CRDs hold (camelCase spec fields).
  * Manifests, API writes and Kubernetes informers all produce these objects; the index
  * is built from them.
  */
 export const API_GROUP = 'governance.arbiter.dev';
 export const API_VERSION = `${API_GROUP}/v1alpha1`;
-export const KINDS = ['Capability', 'Policy', 'ActorGrant'] as const;
+/** The kinds of tenancy (issue #38): what a namespace may govern, and what it governs. */
+export const TENANCY_KINDS = ['Delegation', 'NamespacedPolicy', 'NamespacedActorGrant'] as const;
+export type TenancyKind = (typeof TENANCY_KINDS)[number];
+export const KINDS = ['Capability', 'Policy', 'ActorGrant', ...TENANCY_KINDS] as const;
 export type Kind = (typeof KINDS)[number];
+/** The kinds whose objects live in a namespace (metadata.namespace); the others are cluster-scoped. */
+export const NAMESPACED_KINDS = ['NamespacedPolicy', 'NamespacedActorGrant'] as const;
+export type NamespacedKind = (typeof NAMESPACED_KINDS)[number];
+
+export function isNamespacedKind(kind: Kind): kind is NamespacedKind {
+  return (NAMESPACED_KINDS as readonly string[]).includes(kind);
+}
 
 export interface ObjectMeta {
   name: string;
-  /** Set on the namespaced kinds only (TENANCY_KINDS). */
+  /** Set on the namespaced kinds only (NAMESPACED_KINDS). */
   namespace?: string;
   /** Kubernetes uid; embedded sources derive a stable one from kind and name. */
   uid?: string;
@@ -108,14 +118,7 @@ export interface DelegationSpec {
   reviewers?: { maxRiskLevel: RiskLevel };
 }
 
-/**
- * The kinds of tenancy (issue #38). Not yet in KINDS: sources, controller, CRDs and the
- * index learn them one step at a time, and until then no source produces them.
- */
-export const TENANCY_KINDS = ['Delegation', 'NamespacedPolicy', 'NamespacedActorGrant'] as const;
-export type TenancyKind = (typeof TENANCY_KINDS)[number];
-
-interface ObjectOf<K extends Kind | TenancyKind, S> {
+interface ObjectOf<K extends Kind, S> {
   apiVersion: typeof API_VERSION;
   kind: K;
   metadata: ObjectMeta;
@@ -125,7 +128,6 @@ interface ObjectOf<K extends Kind | TenancyKind, S> {
 export type CapabilityObject = ObjectOf<'Capability', CapabilitySpec>;
 export type PolicyObject = ObjectOf<'Policy', PolicySpec>;
 export type ActorGrantObject = ObjectOf<'ActorGrant', ActorGrantSpec>;
-export type ConfigObject = CapabilityObject | PolicyObject | ActorGrantObject;
 export type DelegationObject = ObjectOf<'Delegation', DelegationSpec>;
 /** The same spec as Policy; its rules apply only to actors of its namespace. */
 export type NamespacedPolicyObject = ObjectOf<'NamespacedPolicy', PolicySpec> & {
@@ -136,8 +138,23 @@ export type NamespacedActorGrantObject = ObjectOf<'NamespacedActorGrant', ActorG
   metadata: ObjectMeta & { namespace: string };
 };
 export type TenancyObject = DelegationObject | NamespacedPolicyObject | NamespacedActorGrantObject;
+export type ConfigObject = CapabilityObject | PolicyObject | ActorGrantObject | TenancyObject;
 
-/** `Kind/name`: the identity of an object within one source. */
+/**
+ * `Kind/name`, or `Kind/namespace/name` for the namespaced kinds: the identity of an object
+ * within one source (one name in two namespaces is two objects).
+ */
 export function objectKey(object: Pick<ConfigObject, 'kind' | 'metadata'>): string {
-  return `${object.kind}/${object.metadata.name}`;
+  return kindKey(object.kind, object.metadata.name, object.metadata.namespace);
+}
+
+/** objectKey from its parts; `namespace` counts only for the namespaced kinds. */
+export function kindKey(kind: Kind, name: string, namespace?: string): string {
+  return isNamespacedKind(kind) ? `${kind}/${namespace ?? ''}/${name}` : `${kind}/${name}`;
+}
+
+/** `namespace/name` for a namespaced object, else its name: how trails and sources name it. */
+export function qualifiedName(object: Pick<ConfigObject, 'metadata'>): string {
+  const { name, namespace } = object.metadata;
+  return namespace === undefined ? name : `${namespace}/${name}`;
 }

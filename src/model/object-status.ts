@@ -6,6 +6,7 @@ export const READY_REASONS = [
   'InvalidSpec',
   'Conflict',
   'UnknownCapability',
+  'ForeignSubject',
 ] as const;
 export type ReadyReason = (typeof READY_REASONS)[number];
 
@@ -16,4 +17,9 @@ export interface ObjectStatus {
   observedGeneration?: number;
   /** The spec field the reason is about (e.g. `spec.rules[2].condition`), for tools that point at a line. */
   field?: string;
+  /**
+   * Set on a NamespacedPolicy or NamespacedActorGrant that names capabilities its namespace's
+   * Delegation does not cover (the OutsideDelegation condition); the object stays in use.
+   */
+  outsideDelegation?: string;
 }

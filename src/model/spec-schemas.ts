@@ -10,7 +10,8 @@ import {
 } from './vocabulary.js';
 
 /**
- * JSON Schemas (OpenAPI v3 structural subset) of the three kinds' specs. They are the one
+ * JSON Schemas (OpenAPI v3 structural subset) of the cluster kinds' specs (SPEC_SCHEMAS has
+ * every kind's). They are the one
  * source of truth: manifests are validated with them (ajv), and the CRDs in crds/ embed
  * them (a test checks that the two agree).
  */
@@ -183,10 +184,4 @@ export const actorGrantSpecSchema = {
       },
     },
   },
-} as const;
-
-export const SPEC_SCHEMAS = {
-  Capability: capabilitySpecSchema,
-  Policy: policySpecSchema,
-  ActorGrant: actorGrantSpecSchema,
 } as const;

@@ -4,7 +4,13 @@ import {
   NAMESPACE_NAME_MAX_LENGTH,
   NAMESPACE_NAME_PATTERN,
 } from './namespaced-actor-id.js';
-import { actorGrantSpecSchema, grantConstraintsSchema, policySpecSchema } from './spec-schemas.js';
+import type { Kind } from './config-object.js';
+import {
+  actorGrantSpecSchema,
+  capabilitySpecSchema,
+  grantConstraintsSchema,
+  policySpecSchema,
+} from './spec-schemas.js';
 import { CAPABILITY_NAME_MAX_LENGTH, RISK_LEVELS } from './vocabulary.js';
 
 /**
@@ -85,3 +91,11 @@ export const TENANCY_SPEC_SCHEMAS = {
   NamespacedPolicy: policySpecSchema,
   NamespacedActorGrant: namespacedActorGrantSpecSchema,
 } as const;
+
+/** The spec schema of every kind: manifests are validated with them, the CRDs embed them. */
+export const SPEC_SCHEMAS = {
+  Capability: capabilitySpecSchema,
+  Policy: policySpecSchema,
+  ActorGrant: actorGrantSpecSchema,
+  ...TENANCY_SPEC_SCHEMAS,
+} as const satisfies Record<Kind, unknown>;

@@ -46,6 +46,10 @@ export const EVENT_TYPES = [
   'policy.deleted',
   'actor.grant.created',
   'actor.grant.revoked',
+  // Delegations (issue #38): what a namespace may govern itself.
+  'delegation.created',
+  'delegation.updated',
+  'delegation.deleted',
   // Entries a replica had stored were gone after a Redis failover (asynchronous replication).
   'audit.rollback_detected',
   // The oldest entries were archived to a file and removed from the log (audit archive).

@@ -205,7 +205,7 @@ export class EmbeddedConfig implements ConfigWriter {
       object.metadata.annotations?.[CHANGED_BY_ANNOTATION] ?? 'api',
       object,
     );
-    return { object, status: snapshot.status(object.kind, object.metadata.name), created };
+    return { object, status: snapshot.statusOf(object), created };
   }
 
   /** Validates against a trial index, persists, audits, then publishes; undoes the file on audit failure. */
@@ -265,15 +265,16 @@ export class EmbeddedConfig implements ConfigWriter {
   private withIdentity(object: ConfigObject): ConfigObject {
     const { uid, creationTimestamp } = object.metadata;
     if (uid && creationTimestamp) return object;
-    const firstSeen = this.deps.firstSeen.timeOf(objectKey(object));
+    const key = objectKey(object);
+    const firstSeen = this.deps.firstSeen.timeOf(key);
     return {
       ...object,
       metadata: {
         ...object.metadata,
-        uid: uid ?? derivedUid(object.kind, object.metadata.name),
+        uid: uid ?? derivedUid(key),
         ...((creationTimestamp ?? firstSeen) ? { creationTimestamp: creationTimestamp ?? firstSeen } : {}),
       },
-    };
+    } as ConfigObject;
   }
 
   private find(kind: ConfigObject['kind'], name: string): ConfigObject | undefined {
@@ -290,7 +291,7 @@ export class EmbeddedConfig implements ConfigWriter {
   private metadata(kind: string, name: string, caller: string): ConfigObject['metadata'] {
     return {
       name,
-      uid: derivedUid(kind, `${name}@${this.deps.clock().toISOString()}`),
+      uid: derivedUid(`${kind}/${name}@${this.deps.clock().toISOString()}`),
       generation: 1,
       creationTimestamp: this.deps.clock().toISOString(),
       annotations: { [CHANGED_BY_ANNOTATION]: caller },

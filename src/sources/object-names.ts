@@ -28,8 +28,8 @@ export function grantObjectName(actorId: string, capability: string): string {
   return `${slug(actorId, 60)}-${slug(capability, 60)}-${digest(`${actorId}\u0000${capability}`)}`;
 }
 
-/** A stable uid for an object that has none (manifests): derived from kind and name. */
-export function derivedUid(kind: string, name: string): string {
-  const hex = createHash('sha256').update(`${kind}/${name}`, 'utf8').digest('hex');
+/** A stable uid for an object that has none (manifests): derived from its objectKey. */
+export function derivedUid(key: string): string {
+  const hex = createHash('sha256').update(key, 'utf8').digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
