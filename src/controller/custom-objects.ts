@@ -69,14 +69,26 @@ export class CustomObjects {
    * (CONFLICT otherwise), so that a write made from a stale copy never drops another
    * writer's condition.
    */
-  patchStatus(kind: Kind, name: string, status: unknown, resourceVersion?: string): Promise<RawObject> {
+  patchStatus(
+    kind: Kind,
+    name: string,
+    status: unknown,
+    resourceVersion?: string,
+    /** Of an object of a namespaced kind. */
+    namespace?: string,
+  ): Promise<RawObject> {
     const body = resourceVersion === undefined ? { status } : { metadata: { resourceVersion }, status };
+    const options = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+    const request =
+      namespace === undefined
+        ? this.api.patchClusterCustomObjectStatus({ ...this.target(kind), name, body }, options)
+        : this.api.patchNamespacedCustomObjectStatus(
+            { ...this.target(kind), namespace, name, body },
+            options,
+          );
     return this.call(
-      this.api.patchClusterCustomObjectStatus(
-        { ...this.target(kind), name, body },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
-      `write the status of ${kind} ${name}`,
+      request,
+      `write the status of ${kind} ${namespace === undefined ? '' : `${namespace}/`}${name}`,
     );
   }
 

@@ -86,3 +86,42 @@ describe('desiredStatus', () => {
     });
   });
 });
+
+describe('desiredStatus: OutsideDelegation', () => {
+  const inTeamA = (status?: unknown): RawObject => ({
+    metadata: { name: 'p', namespace: 'team-a', generation: 2 },
+    spec: { rules: [{}] },
+    ...(status ? { status: status as Record<string, unknown> } : {}),
+  });
+  const outside: ObjectStatus = {
+    ...accepted,
+    outsideDelegation: 'Delegation team-a does not let ... db.drop',
+  };
+
+  it('is True with the message on a namespaced object in use that names undelegated capabilities', () => {
+    const desired = desiredStatus('NamespacedPolicy', inTeamA(), outside, now)!;
+    expect(desired.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Ready', 'True', 'Accepted'],
+      ['OutsideDelegation', 'True', 'OutsideDelegation'],
+    ]);
+    expect(desired.conditions[1]?.message).toContain('db.drop');
+    expect(desired.ruleCount).toBe(1);
+  });
+
+  it('turns False when all is delegated, and goes when the object is not in use', () => {
+    const written = desiredStatus('NamespacedPolicy', inTeamA(), outside, now)!;
+    const within = desiredStatus('NamespacedPolicy', inTeamA(written), accepted, now)!;
+    expect(within.conditions[1]).toMatchObject({
+      type: 'OutsideDelegation',
+      status: 'False',
+      reason: 'WithinDelegation',
+    });
+    const rejected: ObjectStatus = { ready: false, reason: 'ForeignSubject', message: 'binds x' };
+    const out = desiredStatus('NamespacedActorGrant', inTeamA(written), rejected, now)!;
+    expect(out.conditions.map((c) => c.type)).toEqual(['Ready']);
+  });
+
+  it('is never written on the cluster kinds', () => {
+    expect(desiredStatus('Policy', policy(), outside, now)!.conditions.map((c) => c.type)).toEqual(['Ready']);
+  });
+});

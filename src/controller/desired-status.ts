@@ -1,5 +1,5 @@
 import type { IndexSnapshot } from '../index/index.js';
-import type { Kind, ObjectStatus } from '../model/index.js';
+import { isNamespacedKind, type Kind, type ObjectStatus } from '../model/index.js';
 import type { RawObject } from './resources.js';
 import { TOOL_DEFINITION_CONDITION } from './tool-definition-conditions.js';
 import type { SchemaProblem } from './validated-objects.js';
@@ -54,8 +54,11 @@ export function verdictOf(
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
   }
-  return snapshot.status(kind, raw.metadata?.name ?? '');
+  return snapshot.status(kind, raw.metadata?.name ?? '', raw.metadata?.namespace);
 }
+
+/** The condition on a namespaced object naming capabilities its namespace may not govern. */
+export const OUTSIDE_DELEGATION_CONDITION = 'OutsideDelegation';
 
 /**
  * The status to write, keeping lastTransitionTime when Ready did not flip; undefined
@@ -80,13 +83,44 @@ export function desiredStatus(
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: transitionTime(previous, status, now),
   };
-  const others = current?.conditions?.filter((c) => c.type !== 'Ready' && stillApplies(raw, c)) ?? [];
+  const others =
+    current?.conditions?.filter(
+      (c) => c.type !== 'Ready' && c.type !== OUTSIDE_DELEGATION_CONDITION && stillApplies(raw, c),
+    ) ?? [];
+  const outside = outsideCondition(kind, current, verdict, generation, now);
   const desired: ObjectStatusBody = {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    conditions: [condition, ...others],
+    conditions: [condition, ...(outside ? [outside] : []), ...others],
     ...countsOf(kind, raw),
   };
   return sameStatus(current, desired) ? undefined : desired;
+}
+
+/**
+ * OutsideDelegation on a namespaced object in use: True (with the capabilities) when it
+ * names some its namespace's Delegation does not cover, else False. None on an object
+ * that is not in use.
+ */
+function outsideCondition(
+  kind: Kind,
+  current: Partial<ObjectStatusBody> | undefined,
+  verdict: ObjectStatus,
+  generation: number | undefined,
+  now: Date,
+): StatusCondition | undefined {
+  if (!isNamespacedKind(kind) || !verdict.ready) return undefined;
+  const previous = current?.conditions?.find((c) => c.type === OUTSIDE_DELEGATION_CONDITION);
+  const status = verdict.outsideDelegation === undefined ? 'False' : 'True';
+  return {
+    type: OUTSIDE_DELEGATION_CONDITION,
+    status,
+    reason: status === 'True' ? 'OutsideDelegation' : 'WithinDelegation',
+    message: (
+      verdict.outsideDelegation ?? "every capability it names is within its namespace's Delegation"
+    ).slice(0, MESSAGE_MAX_LENGTH),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    lastTransitionTime: transitionTime(previous, status, now),
+  };
 }
 
 /**
@@ -110,8 +144,10 @@ export function transitionTime(
 
 function countsOf(kind: Kind, raw: RawObject): Pick<ObjectStatusBody, 'ruleCount' | 'grantCount'> {
   const spec = raw.spec as { rules?: unknown; grants?: unknown } | undefined;
-  if (kind === 'Policy') return { ruleCount: Array.isArray(spec?.rules) ? spec.rules.length : 0 };
-  if (kind === 'ActorGrant') return { grantCount: Array.isArray(spec?.grants) ? spec.grants.length : 0 };
+  if (kind === 'Policy' || kind === 'NamespacedPolicy')
+    return { ruleCount: Array.isArray(spec?.rules) ? spec.rules.length : 0 };
+  if (kind === 'ActorGrant' || kind === 'NamespacedActorGrant')
+    return { grantCount: Array.isArray(spec?.grants) ? spec.grants.length : 0 };
   return {};
 }
 

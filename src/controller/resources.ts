@@ -1,4 +1,4 @@
-import { API_GROUP, type Kind } from '../model/index.js';
+import { API_GROUP, kindKey, type Kind } from '../model/index.js';
 
 /** Where each kind lives in the Kubernetes API (must match crds/). */
 export const API_GROUP_VERSION = 'v1alpha1';
@@ -26,6 +26,8 @@ export interface RawObject {
   kind?: string;
   metadata?: {
     name?: string;
+    /** Set on the namespaced kinds. */
+    namespace?: string;
     uid?: string;
     generation?: number;
     resourceVersion?: string;
@@ -34,4 +36,9 @@ export interface RawObject {
   };
   spec?: unknown;
   status?: Record<string, unknown>;
+}
+
+/** The objectKey of a raw object of `kind` (Kind/ns/name for the namespaced kinds). */
+export function rawKey(kind: Kind, raw: RawObject): string {
+  return kindKey(kind, raw.metadata?.name ?? '', raw.metadata?.namespace);
 }

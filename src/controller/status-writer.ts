@@ -4,7 +4,7 @@ import { ArbiterError, type Kind } from '../model/index.js';
 import type { CustomObjects } from './custom-objects.js';
 import { desiredStatus, verdictOf, type ObjectStatusBody } from './desired-status.js';
 import type { EventRecorder } from './event-recorder.js';
-import type { RawObject } from './resources.js';
+import { rawKey, type RawObject } from './resources.js';
 import type { SchemaProblem } from './validated-objects.js';
 
 export interface StatusWriterDeps {
@@ -35,8 +35,7 @@ export class StatusWriter {
     const pass: StatusPass = { written: 0, failed: 0 };
     for (const [kind, raws] of rawByKind) {
       for (const raw of raws) {
-        const name = raw.metadata?.name ?? '';
-        const verdict = verdictOf(kind, raw, snapshot, problems.get(`${kind}/${name}`));
+        const verdict = verdictOf(kind, raw, snapshot, problems.get(rawKey(kind, raw)));
         if (!verdict) continue;
         const desired = desiredStatus(kind, raw, verdict, this.deps.clock());
         if (!desired) continue;
@@ -50,8 +49,9 @@ export class StatusWriter {
 
   private async write(kind: Kind, raw: RawObject, desired: ObjectStatusBody): Promise<boolean> {
     const name = raw.metadata?.name ?? '';
+    const namespace = raw.metadata?.namespace;
     try {
-      await this.deps.objects.patchStatus(kind, name, desired, raw.metadata?.resourceVersion);
+      await this.deps.objects.patchStatus(kind, name, desired, raw.metadata?.resourceVersion, namespace);
     } catch (err) {
       const code = err instanceof ArbiterError ? err.code : undefined;
       // Deleted meanwhile: nothing to report on.
@@ -59,10 +59,10 @@ export class StatusWriter {
       // Changed meanwhile (another writer's condition, a new generation): the next pass,
       // from the newer copy, writes it.
       if (code === 'CONFLICT') {
-        this.deps.logger.debug({ kind, name }, 'status changed meanwhile; writing it again');
+        this.deps.logger.debug({ kind, namespace, name }, 'status changed meanwhile; writing it again');
         return false;
       }
-      this.deps.logger.warn({ err, kind, name }, 'could not write status');
+      this.deps.logger.warn({ err, kind, namespace, name }, 'could not write status');
       return false;
     }
     const [condition] = desired.conditions;

@@ -1,11 +1,12 @@
 import { validateConfigObject, type ValidationResult } from '../index/index.js';
 import { objectKey, type ConfigObject, type Kind } from '../model/index.js';
-import type { RawObject } from './resources.js';
+import { rawKey, type RawObject } from './resources.js';
 
 /** An object whose latest version fails the schema (the API server may not enforce all of it). */
 export interface SchemaProblem {
   kind: Kind;
   name: string;
+  namespace: string | undefined;
   generation: number | undefined;
   errors: string[];
   /** The generation still in use, when an earlier version of the same object was valid. */
@@ -30,7 +31,7 @@ interface Building {
 export interface ValidatedSet {
   objects: ConfigObject[];
   problems: ReadonlyMap<string, SchemaProblem>;
-  /** kind/name -> resourceVersion of every object seen, valid or not (read-your-writes). */
+  /** objectKey -> resourceVersion of every object seen, valid or not (read-your-writes). */
   versions: ReadonlyMap<string, string>;
 }
 
@@ -41,7 +42,7 @@ export interface ValidatedSet {
  */
 export class ValidatedObjects {
   private lastGood = new Map<string, ConfigObject>();
-  /** Validation results by kind/name, reused while the resourceVersion is unchanged. */
+  /** Validation results by objectKey, reused while the resourceVersion is unchanged. */
   private checkedCache = new Map<string, CachedCheck>();
 
   update(rawByKind: ReadonlyMap<Kind, readonly RawObject[]>): ValidatedSet {
@@ -59,8 +60,8 @@ export class ValidatedObjects {
   }
 
   private add(kind: Kind, raw: RawObject, next: Building): void {
-    const { name = '', resourceVersion = '', uid, generation } = raw.metadata ?? {};
-    const key = `${kind}/${name}`;
+    const { name = '', namespace, resourceVersion = '', uid, generation } = raw.metadata ?? {};
+    const key = rawKey(kind, raw);
     next.versions.set(key, resourceVersion);
     const version = `${uid}/${resourceVersion}`;
     const checked = this.checkedOnce(key, resourceVersion === '' ? undefined : version, kind, raw);
@@ -75,6 +76,7 @@ export class ValidatedObjects {
     next.problems.set(key, {
       kind,
       name,
+      namespace,
       generation,
       errors: checked.errors,
       servingGeneration: kept?.metadata.generation,
@@ -96,12 +98,12 @@ export class ValidatedObjects {
 
 /** Only what the index reads: managedFields and status are large and irrelevant here. */
 function envelopeOf(kind: Kind, raw: RawObject): Record<string, unknown> {
-  const { name, uid, generation, resourceVersion, creationTimestamp, labels, annotations } =
+  const { name, namespace, uid, generation, resourceVersion, creationTimestamp, labels, annotations } =
     raw.metadata ?? {};
   return {
     apiVersion: raw.apiVersion,
     kind,
-    metadata: { name, uid, generation, resourceVersion, creationTimestamp, labels, annotations },
+    metadata: { name, namespace, uid, generation, resourceVersion, creationTimestamp, labels, annotations },
     spec: raw.spec,
   };
 }

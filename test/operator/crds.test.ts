@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { API_VERSION, type Kind } from '../../src/model/index.js';
+import { API_VERSION, isNamespacedKind, type Kind } from '../../src/model/index.js';
 import { CRD_NAMES, supportsCelRules } from '../../scripts/crd-manifests.js';
 import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
 import { installCrds } from '../env/install-crds.js';
@@ -60,7 +60,7 @@ describeWithControlPlane('CRDs on a real kube-apiserver', (controlPlane) => {
     for (const names of Object.values(CRD_NAMES)) {
       expect(byKind.get(names.kind)).toMatchObject({
         name: names.plural,
-        namespaced: false,
+        namespaced: isNamespacedKind(names.kind),
         shortNames: names.shortNames,
         categories: ['arbiter'],
       });
