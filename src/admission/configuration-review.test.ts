@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { delegation, nsGrant, nsPolicy } from '../engine/tenancy-fixtures.js';
 import { capability, grant, policy } from '../engine/test-fixtures.js';
 import { buildIndex } from '../index/index.js';
+import type { ConfigObject } from '../model/index.js';
 import { reviewConfiguration } from './configuration-review.js';
 import { configurationRequest } from './test-requests.js';
 
@@ -161,5 +163,71 @@ describe('reviewConfiguration', () => {
     const errors = message.split('; ');
     expect(errors.length).toBeGreaterThanOrEqual(2);
     expect(errors[0]).toMatch(/^apiVersion: must be/);
+  });
+});
+
+describe('reviewConfiguration: the tenancy kinds', () => {
+  /** db.query and db.drop registered; team-a delegated db.* up to high risk. */
+  const tenancyIndex = () =>
+    buildIndex([
+      capability('db.query', { riskLevel: 'low' }, '2024-01-01T00:00:00Z'),
+      capability('db.drop', { riskLevel: 'critical' }, '2024-01-01T00:00:00Z'),
+      delegation('team-a', {}, '2024-01-01T00:00:00Z'),
+    ]);
+  const review = (object: ConfigObject) =>
+    reviewConfiguration(configurationRequest(asK8s(object)), tenancyIndex(), undefined);
+
+  it("allows a NamespacedActorGrant binding its own namespace's ServiceAccount", () => {
+    const own = nsGrant('team-a', 'bot', 'bot', ['db.query'], [{ kind: 'ServiceAccount', name: 'bot' }]);
+    expect(review(own)).toEqual({ uid: 'cfg-1', allowed: true });
+  });
+
+  it.each([
+    [{ kind: 'ServiceAccount', namespace: 'team-b', name: 'deployer' }, 'ServiceAccount team-b/deployer'],
+    [{ kind: 'User', name: 'alice' }, 'User alice'],
+  ] as const)('refuses a NamespacedActorGrant binding %o, saying why', (subject, named) => {
+    const response = review(nsGrant('team-a', 'thief', 'thief', ['db.query'], [subject]));
+    expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
+    expect(response.status?.message).toContain(
+      `ForeignSubject: binds ${named}, but a NamespacedActorGrant in team-a may bind only ServiceAccounts of team-a`,
+    );
+  });
+
+  it('warns of rules and grants naming capabilities outside the Delegation, and allows them', () => {
+    const policy = review(nsPolicy('team-a', 'careful', [{ capability: 'db.drop', outcome: 'DENY' }]));
+    expect(policy).toEqual({
+      uid: 'cfg-1',
+      allowed: true,
+      warnings: [
+        'NamespacedPolicy team-a/careful: Delegation team-a does not let namespace team-a govern: db.drop (risk level critical is above high)',
+      ],
+    });
+    const grant = review(nsGrant('team-a', 'bot', 'bot', ['db.query', 'files.read']));
+    expect(grant.allowed).toBe(true);
+    expect(grant.warnings).toEqual([
+      'NamespacedActorGrant team-a/bot: grants name capabilities that are not registered: files.read; they apply once registered',
+      'NamespacedActorGrant team-a/bot: Delegation team-a does not let namespace team-a govern: files.read (not delegated)',
+    ]);
+  });
+
+  it('warns when no Delegation covers the namespace', () => {
+    const response = review(nsGrant('team-b', 'bot', 'bot', ['db.query']));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([
+      'NamespacedActorGrant team-b/bot: no Delegation covers namespace team-b, so it governs none of: db.query',
+    ]);
+  });
+
+  it('refuses a Delegation listing a namespace an older one lists, naming it', () => {
+    const response = review(delegation('team-a-too', { namespaces: ['team-a', 'team-c'] }));
+    expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
+    expect(response.status?.message).toMatch(/^Conflict: .*team-a/);
+  });
+
+  it('refuses a namespaced kind without a namespace, as the index does', () => {
+    const { namespace: _namespace, ...metadata } = nsPolicy('team-a', 'p', []).metadata;
+    const response = review({ ...nsPolicy('team-a', 'p', []), metadata } as unknown as ConfigObject);
+    expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
+    expect(response.status?.message).toContain('metadata.namespace');
   });
 });

@@ -1,3 +1,5 @@
+import { PLURALS } from '../controller/resources.js';
+import type { Kind } from '../model/index.js';
 import type { AdmissionRequest } from './admission-review.js';
 
 /** AdmissionRequest builders for admission tests; not part of the public surface. */
@@ -33,21 +35,23 @@ export function configMapRequest(overrides: Partial<AdmissionRequest> = {}): Adm
   };
 }
 
-/** The Kubernetes-shaped Capability/Policy/ActorGrant write the configuration webhook sees. */
+/** The Kubernetes-shaped write of a configuration object the configuration webhook sees. */
 export function configurationRequest(
   object: Record<string, unknown>,
   overrides: Partial<AdmissionRequest> = {},
 ): AdmissionRequest {
   const kind = String(object.kind);
+  const metadata = object.metadata as { name?: string; namespace?: string } | undefined;
   return {
     uid: 'cfg-1',
     kind: { group: 'governance.arbiter.dev', version: 'v1alpha1', kind },
     resource: {
       group: 'governance.arbiter.dev',
       version: 'v1alpha1',
-      resource: { Capability: 'capabilities', Policy: 'policies', ActorGrant: 'actorgrants' }[kind] ?? kind,
+      resource: PLURALS[kind as Kind] ?? kind,
     },
-    name: String((object.metadata as { name?: string } | undefined)?.name ?? ''),
+    name: String(metadata?.name ?? ''),
+    ...(metadata?.namespace === undefined ? {} : { namespace: metadata.namespace }),
     operation: 'CREATE',
     userInfo: { username: 'alice' },
     object,

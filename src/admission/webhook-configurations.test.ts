@@ -1,11 +1,15 @@
 import { celEnv, parse, plan, type CelInput } from '@bufbuild/cel';
 import { describe, expect, it } from 'vitest';
+import { PLURALS } from '../controller/resources.js';
+import { buildIndex } from '../index/index.js';
+import { API_VERSION, KINDS } from '../model/index.js';
 import type { AdmissionEndpoint } from './admission-settings.js';
 import { boundIdentitiesCondition, celStringLiteral } from './bound-identities-condition.js';
 import { failurePolicyRisk } from './failure-policy.js';
 import { governedRules, neverGovernedBecause, type ApiResourceList } from './governed-rules.js';
 import { parseServerVersion } from './server-version.js';
 import {
+  CONFIGURATION_RESOURCES,
   configurationWebhook,
   defaultFailurePolicy,
   governanceWebhook,
@@ -156,7 +160,7 @@ const governanceInput = (overrides: Partial<GovernanceWebhookInput> = {}): Gover
 });
 
 describe('configurationWebhook', () => {
-  it('sends arbiter-configuration for Capability, Policy and ActorGrant writes (url, CA given)', () => {
+  it('sends arbiter-configuration for writes of every configuration kind, cluster and namespaced (url, CA given)', () => {
     expect(
       configurationWebhook({
         endpoint: URL_ENDPOINT,
@@ -177,8 +181,8 @@ describe('configurationWebhook', () => {
               apiGroups: ['governance.arbiter.dev'],
               apiVersions: ['*'],
               operations: ['CREATE', 'UPDATE'],
-              resources: ['actorgrants', 'capabilities', 'policies'],
-              scope: 'Cluster',
+              resources: [...CONFIGURATION_RESOURCES],
+              scope: '*',
             },
           ],
           failurePolicy: 'Fail',
@@ -191,6 +195,16 @@ describe('configurationWebhook', () => {
         },
       ],
     });
+  });
+
+  it('covers the plural of every configuration kind the controller watches', () => {
+    const [rule] = configurationWebhook({
+      endpoint: URL_ENDPOINT,
+      timeoutSeconds: 5,
+      caBundlePem: undefined,
+      injectCaFrom: undefined,
+    }).webhooks[0]!.rules;
+    expect(rule!.resources).toStrictEqual(KINDS.map((kind) => PLURALS[kind]).sort());
   });
 
   it('leaves the caBundle to cert-manager and asks its cainjector for it (service, no CA)', () => {
@@ -271,6 +285,29 @@ describe('governanceWebhook', () => {
       expect('matchConditions' in webhook).toBe(matchConditions !== undefined);
     },
   );
+
+  it('lets a 1.28 server send the ServiceAccount a NamespacedActorGrant binds, from the index', () => {
+    const snapshot = buildIndex([
+      {
+        apiVersion: API_VERSION,
+        kind: 'NamespacedActorGrant',
+        metadata: { name: 'bot', namespace: 'team-a' },
+        spec: { actor: { id: 'bot', subjects: [{ kind: 'ServiceAccount', name: 'bot' }] }, grants: [] },
+      },
+    ]);
+    const webhook = governanceWebhook(
+      governanceInput({
+        serverVersion: { major: 1, minor: 28 },
+        boundUsernames: snapshot.boundIdentities(),
+      }),
+    ).webhooks[0]!;
+    expect(webhook.matchConditions).toStrictEqual([
+      {
+        name: 'bound-identities',
+        expression: "request.userInfo.username in ['system:serviceaccount:team-a:bot']",
+      },
+    ]);
+  });
 
   it('takes the failure policy, the service and its own namespace from the input', () => {
     const webhook = governanceWebhook(

@@ -65,9 +65,19 @@ export interface GovernanceWebhookInput extends WebhookConfigurationInput {
   discovery: readonly ApiResourceList[];
 }
 
+/** The plurals of every configuration kind (the controller's PLURALS), sorted. */
+export const CONFIGURATION_RESOURCES = [
+  'actorgrants',
+  'capabilities',
+  'delegations',
+  'namespacedactorgrants',
+  'namespacedpolicies',
+  'policies',
+] as const;
+
 /**
- * `arbiter-configuration`: writes of Capability, Policy and ActorGrant are validated like
- * the index validates them. Fail: only Arbiter's own API group depends on it.
+ * `arbiter-configuration`: writes of every configuration kind (the tenancy kinds too) are
+ * validated like the index validates them. Fail: only Arbiter's own API group depends on it.
  */
 export function configurationWebhook(input: WebhookConfigurationInput): ValidatingWebhookConfiguration {
   return configuration(CONFIGURATION_WEBHOOK_CONFIGURATION, input, {
@@ -78,8 +88,9 @@ export function configurationWebhook(input: WebhookConfigurationInput): Validati
         apiGroups: ['governance.arbiter.dev'],
         apiVersions: ['*'],
         operations: ['CREATE', 'UPDATE'],
-        resources: ['actorgrants', 'capabilities', 'policies'],
-        scope: 'Cluster',
+        resources: [...CONFIGURATION_RESOURCES],
+        // Delegation is cluster-scoped, NamespacedPolicy and NamespacedActorGrant are not.
+        scope: '*',
       },
     ],
     failurePolicy: 'Fail',

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import type { AdmissionOptions, CertificateSource } from '../../src/admission/admission-settings.js';
+import { CONFIGURATION_RESOURCES } from '../../src/admission/webhook-configurations.js';
 import { WebhookConfigurator } from '../../src/controller/webhook-configurator.js';
 import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
 import { installCrds } from '../env/install-crds.js';
@@ -115,7 +116,11 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
       failurePolicy: 'Fail',
       sideEffects: 'None',
       rules: [
-        { apiGroups: ['governance.arbiter.dev'], resources: ['actorgrants', 'capabilities', 'policies'] },
+        {
+          apiGroups: ['governance.arbiter.dev'],
+          resources: [...CONFIGURATION_RESOURCES],
+          scope: '*',
+        },
       ],
     });
 
