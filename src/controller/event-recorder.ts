@@ -6,9 +6,13 @@ import type { RawObject } from './resources.js';
 
 /**
  * Kubernetes Events (core/v1, which every version serves) about configuration objects.
- * The objects are cluster-scoped, so their events go to the `default` namespace, where
- * `kubectl describe` looks for them.
+ * Events of a namespaced object (NamespacedPolicy, NamespacedActorGrant) go to its own
+ * namespace, where its team and `kubectl describe -n` find them; those of cluster-scoped
+ * objects to `default`, where `kubectl describe` looks for them.
  */
+/** Where events about cluster-scoped objects go. */
+const CLUSTER_EVENTS_NAMESPACE = 'default';
+
 export class EventRecorder {
   private readonly api: CoreV1Api;
 
@@ -22,15 +26,18 @@ export class EventRecorder {
   /** Best effort: an event that cannot be written is logged, never fatal. */
   async warning(kind: Kind, raw: RawObject, reason: string, message: string): Promise<void> {
     const name = raw.metadata?.name ?? '';
+    const objectNamespace = raw.metadata?.namespace;
+    const namespace = objectNamespace ?? CLUSTER_EVENTS_NAMESPACE;
     const now = this.deps.clock();
     try {
       await this.api.createNamespacedEvent({
-        namespace: 'default',
+        namespace,
         body: {
-          metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace: 'default' },
+          metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace },
           involvedObject: {
             apiVersion: API_VERSION,
             kind,
+            ...(objectNamespace === undefined ? {} : { namespace: objectNamespace }),
             name,
             ...(raw.metadata?.uid ? { uid: raw.metadata.uid } : {}),
             ...(raw.metadata?.resourceVersion ? { resourceVersion: raw.metadata.resourceVersion } : {}),
@@ -47,7 +54,7 @@ export class EventRecorder {
         },
       });
     } catch (err) {
-      this.deps.logger.warn({ err, kind, name, reason }, 'could not record a Kubernetes event');
+      this.deps.logger.warn({ err, kind, namespace, name, reason }, 'could not record a Kubernetes event');
     }
   }
 }

@@ -4,6 +4,7 @@ import { ArbiterError, type Kind } from '../model/index.js';
 import type { CustomObjects } from './custom-objects.js';
 import { desiredStatus, verdictOf, type ObjectStatusBody } from './desired-status.js';
 import type { EventRecorder } from './event-recorder.js';
+import { statusWarnings } from './status-warnings.js';
 import { rawKey, type RawObject } from './resources.js';
 import type { SchemaProblem } from './validated-objects.js';
 
@@ -21,8 +22,8 @@ export interface StatusPass {
 
 /**
  * Brings every object's status in line with the index (leader only). Writes only what
- * changed, and records a Warning event when an object becomes (or stays, at a new
- * generation) rejected.
+ * changed, and records the Warning events statusWarnings calls for (rejected, outside
+ * the namespace's Delegation).
  */
 export class StatusWriter {
   constructor(private readonly deps: StatusWriterDeps) {}
@@ -65,23 +66,9 @@ export class StatusWriter {
       this.deps.logger.warn({ err, kind, namespace, name }, 'could not write status');
       return false;
     }
-    const [condition] = desired.conditions;
-    if (condition.status === 'False' && isNewRejection(raw, desired)) {
-      await this.deps.events.warning(kind, raw, condition.reason, condition.message);
-    }
-    this.deps.logger.debug({ kind, name, reason: condition.reason }, 'status written');
+    for (const warning of statusWarnings(raw, desired))
+      await this.deps.events.warning(kind, raw, warning.reason, warning.message);
+    this.deps.logger.debug({ kind, namespace, name, reason: desired.conditions[0].reason }, 'status written');
     return true;
   }
-}
-
-function isNewRejection(raw: RawObject, desired: ObjectStatusBody): boolean {
-  const current = raw.status as Partial<ObjectStatusBody> | undefined;
-  const previous = current?.conditions?.find((c) => c.type === 'Ready');
-  const next = desired.conditions[0];
-  return (
-    previous === undefined ||
-    previous.status !== 'False' ||
-    previous.reason !== next?.reason ||
-    current?.observedGeneration !== desired.observedGeneration
-  );
 }
