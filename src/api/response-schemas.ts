@@ -149,6 +149,11 @@ export const auditEntrySchema = {
     policies_evaluated: { type: 'array', items: { type: 'string' } },
     policy_matched: nullableString,
     data: { type: 'object' },
+    namespace: {
+      type: 'string',
+      description:
+        'The namespace the entry belongs to (of a namespaced object); absent for cluster-wide entries.',
+    },
     hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
     previous_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
   },

@@ -19,6 +19,8 @@ export interface AuditEventInput {
   policy_matched: string | null;
   /** Event details: the full request and evaluation of a decision, the object of a config change. */
   data: Record<string, unknown>;
+  /** The namespace the event belongs to (a namespaced object's); absent for cluster-wide events. */
+  namespace?: string;
 }
 
 /** A stored entry (service-interface.md 2.6 plus seq and data). The hash covers every field but itself. */

@@ -54,6 +54,7 @@ export class ConfigAuditor {
             policies_evaluated: [],
             policy_matched: null,
             data: { ...change.data },
+            ...(change.namespace !== undefined ? { namespace: change.namespace } : {}),
           }),
         ),
       );

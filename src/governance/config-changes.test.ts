@@ -3,6 +3,7 @@ import {
   API_VERSION,
   type ActorGrantObject,
   type CapabilityObject,
+  type ConfigObject,
   type PolicyObject,
 } from '../model/index.js';
 import { configChanges } from './config-changes.js';
@@ -111,5 +112,68 @@ describe('configuration changes to audit', () => {
       ['actor.grant.created', 'other-bot', 'a.b'],
       ['actor.grant.revoked', 'bot', 'a.b'],
     ]);
+  });
+});
+
+describe('configuration changes of the tenancy kinds', () => {
+  const nsPolicy = (namespace: string, name: string, generation: number): ConfigObject => ({
+    apiVersion: API_VERSION,
+    kind: 'NamespacedPolicy',
+    metadata: { name, namespace, uid: `uid-${namespace}-${name}`, generation },
+    spec: { rules: [] },
+  });
+  const nsGrant = (namespace: string, localId: string, ...capabilities: string[]): ConfigObject => ({
+    apiVersion: API_VERSION,
+    kind: 'NamespacedActorGrant',
+    metadata: { name: localId, namespace },
+    spec: { actor: { id: localId }, grants: capabilities.map((c) => ({ capability: c })) },
+  });
+  const delegation = (maxRiskLevel: 'low' | 'high', generation: number): ConfigObject => ({
+    apiVersion: API_VERSION,
+    kind: 'Delegation',
+    metadata: { name: 'team-a', uid: 'uid-d', generation },
+    spec: { namespaces: ['team-a'], capabilities: ['db.*'], maxRiskLevel },
+  });
+
+  it('audits NamespacedPolicies as policies, one name in two namespaces apart, with the namespace on top', () => {
+    const changes = configChanges(
+      [nsPolicy('team-a', 'p', 1), nsPolicy('team-b', 'p', 1)],
+      [nsPolicy('team-a', 'p', 2), nsPolicy('team-c', 'p', 1)],
+      'manifests',
+    );
+    expect(changes.map((c) => [c.event_type, c.namespace, c.data.namespace, c.data.name])).toEqual([
+      ['policy.updated', 'team-a', 'team-a', 'p'],
+      ['policy.created', 'team-c', 'team-c', 'p'],
+      ['policy.deleted', 'team-b', 'team-b', 'p'],
+    ]);
+  });
+
+  it('audits NamespacedActorGrants as grants to the namespaced actor', () => {
+    const changes = configChanges(
+      [nsGrant('team-a', 'bot', 'db.query')],
+      [nsGrant('team-a', 'bot', 'db.drop')],
+      'x',
+    );
+    expect(changes.map((c) => [c.event_type, c.actor_id, c.capability, c.namespace])).toEqual([
+      ['actor.grant.created', 'team-a/bot', 'db.drop', 'team-a'],
+      ['actor.grant.revoked', 'team-a/bot', 'db.query', 'team-a'],
+    ]);
+  });
+
+  it('audits Delegations with delegation.* events and no namespace (cluster-scoped)', () => {
+    const changes = [
+      ...configChanges([], [delegation('low', 1)], 'x'),
+      ...configChanges([delegation('low', 1)], [delegation('high', 2)], 'x'),
+      ...configChanges([delegation('high', 2)], [], 'x'),
+    ];
+    expect(changes.map((c) => [c.event_type, c.namespace])).toEqual([
+      ['delegation.created', undefined],
+      ['delegation.updated', undefined],
+      ['delegation.deleted', undefined],
+    ]);
+  });
+
+  it('keeps cluster-kind changes free of a namespace', () => {
+    expect(configChanges([], [policy('p', 1)], 'x')[0]).not.toHaveProperty('namespace');
   });
 });

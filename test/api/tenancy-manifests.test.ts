@@ -115,12 +115,34 @@ describe('embedded mode: the tenancy kinds in the manifests folder and the API f
     const res = await call(arbiter.url, 'GET', '/api/v1/audit/log?event_type=policy.created&limit=100', {
       key: KEYS.admin,
     });
-    const created = (
-      res.body as { entries: Array<{ data: { kind: string; name: string; namespace?: string } }> }
-    ).entries
+    type Entry = { namespace?: string; actor_id: string; data: { kind: string; name: string } };
+    const created = (res.body as { entries: Entry[] }).entries
       .filter((e) => e.data.kind === 'NamespacedPolicy')
-      .map((e) => `${e.data.namespace}/${e.data.name}`)
+      .map((e) => `${e.namespace}/${e.data.name}`)
       .sort();
     expect(created).toEqual(['team-a/mail', 'team-b/mail', 'team-c/mail']);
+
+    const grants = await call(
+      arbiter.url,
+      'GET',
+      '/api/v1/audit/log?event_type=actor.grant.created&limit=100',
+      {
+        key: KEYS.admin,
+      },
+    );
+    const namespaced = (grants.body as { entries: Entry[] }).entries.filter(
+      (e) => e.data.kind === 'NamespacedActorGrant',
+    );
+    expect(namespaced.map((e) => [e.namespace, e.actor_id]).sort()).toEqual([
+      ['team-a', 'team-a/bot'],
+      ['team-a', 'team-a/bot'],
+      ['team-b', 'team-b/bot'],
+    ]);
+    const delegations = await call(arbiter.url, 'GET', '/api/v1/audit/log?event_type=delegation.created', {
+      key: KEYS.admin,
+    });
+    const [delegation] = (delegations.body as { entries: Entry[] }).entries;
+    expect(delegation).toMatchObject({ data: { kind: 'Delegation', name: 'team-a' } });
+    expect(delegation).not.toHaveProperty('namespace');
   });
 });

@@ -69,6 +69,8 @@ export function entryView(entry: AuditEntry) {
     policies_evaluated: entry.policies_evaluated,
     policy_matched: entry.policy_matched,
     data: entry.data,
+    // Only where set: the hash covers it, and entries without it must read as before.
+    ...(entry.namespace !== undefined ? { namespace: entry.namespace } : {}),
     hash: entry.hash,
     previous_hash: entry.previous_hash,
   };
