@@ -3,10 +3,10 @@ import { DELETED_AT_ANNOTATION, DELETED_BY_ANNOTATION } from '../governance/conf
 import { DeletionNotes } from './deletion-notes.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
-const deleted = (name: string, annotations?: Record<string, string>) => ({
+const deleted = (name: string, annotations?: Record<string, string>, namespace?: string) => ({
   apiVersion: 'governance.arbiter.dev/v1alpha1',
   kind: 'ActorGrant',
-  metadata: { name, ...(annotations ? { annotations } : {}) },
+  metadata: { name, ...(namespace ? { namespace } : {}), ...(annotations ? { annotations } : {}) },
 });
 const marked = (by: string, atMs: number) => ({
   [DELETED_BY_ANNOTATION]: by,
@@ -19,6 +19,13 @@ describe('DeletionNotes', () => {
     notes.noteDeleted('ActorGrant', deleted('a', marked('alice', NOW - 1_000)));
     expect(notes.callerOf('ActorGrant/a')).toBe('alice');
     expect(notes.callerOf('Policy/a')).toBeUndefined();
+  });
+
+  it('keys a namespaced object by its objectKey, so the same name in two namespaces stays apart', () => {
+    const notes = new DeletionNotes(() => NOW);
+    notes.noteDeleted('NamespacedActorGrant', deleted('bot', marked('alice', NOW), 'team-a'));
+    expect(notes.callerOf('NamespacedActorGrant/team-a/bot')).toBe('alice');
+    expect(notes.callerOf('NamespacedActorGrant/team-b/bot')).toBeUndefined();
   });
 
   it('does not credit an unmarked (kubectl) deletion or a stale mark from a delete that failed', () => {

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { DELETED_AT_ANNOTATION, DELETED_BY_ANNOTATION } from '../governance/config-writer.js';
-import type { Kind } from '../model/index.js';
+import { kindKey, type Kind } from '../model/index.js';
 
 /** How long a deletion mark counts, and how long a noted caller waits to be audited. */
 const MAX_AGE_MS = 120_000;
@@ -23,10 +23,13 @@ export class DeletionNotes {
     const caller = annotations[DELETED_BY_ANNOTATION];
     const markedMs = Date.parse(annotations[DELETED_AT_ANNOTATION] ?? '');
     if (!caller || Number.isNaN(markedMs) || Math.abs(now - markedMs) > MAX_AGE_MS) return;
-    this.notes.set(`${kind}/${object.metadata?.name ?? ''}`, { caller, notedMs: now });
+    this.notes.set(kindKey(kind, object.metadata?.name ?? '', object.metadata?.namespace), {
+      caller,
+      notedMs: now,
+    });
   }
 
-  /** The API caller who deleted `Kind/name`, if the deletion was marked. */
+  /** The API caller who deleted the object of this objectKey, if the deletion was marked. */
   callerOf(key: string): string | undefined {
     return this.notes.get(key)?.caller;
   }

@@ -16,6 +16,12 @@ const CHANGE_BOUND_MS = 15_000;
 const TEAM = 'team-a';
 const BOT = `system:serviceaccount:${TEAM}:bot`;
 
+interface AuditEntry {
+  namespace?: string;
+  actor_id: string;
+  data: { kind: string; name: string };
+}
+
 interface Condition {
   type: string;
   status: string;
@@ -153,6 +159,21 @@ describeWithControlPlane('admission webhooks: Delegation, NamespacedPolicy, Name
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body as { outcome: string; reason: string; decision_id: string };
   };
+  /** Configuration audit entries of this event type (eventually: the leader audits after the index). */
+  const auditEntries = async (eventType: string, matches: (e: AuditEntry) => boolean) =>
+    (
+      await eventually(
+        `${eventType} entries`,
+        async () => {
+          const res = await call(arbiter.url, 'GET', `/api/v1/audit/log?event_type=${eventType}&limit=100`, {
+            key: KEYS.admin,
+          });
+          const found = (res.body.entries as AuditEntry[]).filter(matches);
+          return found.length > 0 ? found : undefined;
+        },
+        CHANGE_BOUND_MS,
+      )
+    ).value;
   const authorityCheckOf = async (decisionId: string) => {
     const res = await call(arbiter.url, 'GET', `/api/v1/audit/log/${decisionId}`, { key: KEYS.admin });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -249,6 +270,11 @@ describeWithControlPlane('admission webhooks: Delegation, NamespacedPolicy, Name
     const event = await eventAbout('NamespacedActorGrant', 'bot', 'OutsideDelegation');
     expect(event.type).toBe('Warning');
     expect(event.message).toContain('k8s.secrets.create');
+    const [audited] = await auditEntries(
+      'actor.grant.created',
+      (e) => e.data.kind === 'NamespacedActorGrant',
+    );
+    expect(audited).toMatchObject({ namespace: TEAM, actor_id: `${TEAM}/bot`, data: { name: 'bot' } });
   });
 
   it("governs the bound ServiceAccount's kubectl requests as actor team-a/bot, with the Delegation gate", async () => {
@@ -312,6 +338,13 @@ spec:
     const proposed = await proposeAsBot('k8s.configmaps.create');
     expect(proposed.outcome).toBe('DENY');
     expect(await authorityCheckOf(proposed.decision_id)).toBe('no_delegation');
+    const deleted = await auditEntries('delegation.deleted', () => true);
+    expect(deleted.map((e) => [e.data.name, e.namespace])).toEqual(
+      expect.arrayContaining([
+        ['team-a', undefined],
+        ['team-a-late', undefined],
+      ]),
+    );
     const created = await asBot('create', 'configmap', 'more');
     expect(created.code).toBe(1);
     expect(created.stderr).toContain('No Delegation covers namespace team-a');

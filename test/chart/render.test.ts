@@ -50,7 +50,8 @@ describe('the chart renders', () => {
     const chart = await renderChart({ values: VALUE_SETS.defaults });
     expect(chart.objects.map((o) => o.kind).sort()).toEqual(
       [
-        ...Array(3).fill('CustomResourceDefinition'),
+        // One per configuration kind: Capability, Policy, ActorGrant and the tenancy kinds.
+        ...Array(6).fill('CustomResourceDefinition'),
         // The controller's, and arbiter-reviewer and arbiter-auditor for people to bind.
         ...Array(3).fill('ClusterRole'),
         'ClusterRoleBinding',
