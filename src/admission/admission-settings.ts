@@ -1,6 +1,6 @@
 /**
  * The fixed names and the settings of Arbiter's two admission webhooks (issue 10): the
- * configuration webhook validates Capability, Policy and ActorGrant writes; the
+ * configuration webhook validates writes of every configuration kind; the
  * governance webhook decides the Kubernetes API requests of identities bound to actors.
  */
 
