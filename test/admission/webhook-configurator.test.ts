@@ -220,7 +220,7 @@ describeWithControlPlane('webhook configurator against kube-apiserver 1.20', (co
       async () => {
         const refreshed: any[] = (await read('arbiter-governance')).webhooks[0].rules;
         const governed = refreshed.find((rule) => rule.apiGroups[0] === 'governance.arbiter.dev');
-        return governed?.resources.join() === 'actorgrants,capabilities,policies' ? true : undefined;
+        return governed?.resources.join() === CONFIGURATION_RESOURCES.join() ? true : undefined;
       },
       15_000,
     );
