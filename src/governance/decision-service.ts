@@ -80,9 +80,7 @@ export class DecisionService {
   async propose(proposal: Proposal, principal: string): Promise<Decision> {
     const now = this.deps.clock();
     const preliminary = evaluateProposal(this.deps.index.current(), proposal, now, this.deps.settings);
-    const { rateLimit } = preliminary;
-    // Stryker disable next-line BooleanLiteral: without a rate limit completeDecision ignores the admission
-    const admitted = rateLimit ? await this.deps.limiter.admit(rateLimit, now.getTime()) : true;
+    const admitted = await this.deps.limiter.admitAll(preliminary.rateLimits, now.getTime());
     let decided = completeDecision(preliminary, admitted);
     const token = proposal.context?.confirmation_token;
     if (token === undefined) return this.recorder.record(proposal, decided, principal, now);
