@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import type { AuditEntry, AuditQuery, RetainedRange } from '../../audit/audit-log.js';
 import { storedText } from '../../audit/chain.js';
+import { entryNamespace } from '../../audit/entry-namespace.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
-import type { EventType, Outcome } from '../../model/index.js';
+import type { Evaluation, EventType, Outcome, Tier } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
@@ -23,6 +24,7 @@ type AuditQueryParams = Partial<
     | 'since'
     | 'until'
     | 'event_type'
+    | 'namespace'
     | 'order'
     | 'limit'
     | 'cursor',
@@ -62,6 +64,8 @@ export function entryView(entry: AuditEntry) {
     event_type: entry.event_type,
     timestamp: entry.timestamp,
     actor_id: entry.actor_id,
+    // Read from the actor id (entry-namespace.ts); null for cluster actors.
+    namespace: entryNamespace(entry),
     capability: entry.capability,
     outcome: entry.outcome,
     risk_score: entry.risk_score,
@@ -81,6 +85,7 @@ function filtersOf(query: AuditQueryParams): Omit<AuditQuery, 'limit' | 'order'>
     ...(query.outcome ? { outcome: query.outcome as Outcome } : {}),
     ...(query.decision_id ? { decision_id: query.decision_id } : {}),
     ...(query.event_type ? { event_type: query.event_type as EventType } : {}),
+    ...(query.namespace ? { namespace: query.namespace } : {}),
     ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
     ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
   };
@@ -95,10 +100,12 @@ function trailView(
   const { evaluation } = record.data;
   return {
     decision_id: record.decision.decision_id,
+    namespace: entryNamespace(record.entry),
     request: record.data.request,
     evaluation: {
       capability_check: evaluation.capability_check,
       authority_check: evaluation.authority_check,
+      tier: tierOf(evaluation),
       risk_score: evaluation.risk_score,
       risk_threshold: evaluation.risk_threshold,
       policies_evaluated: evaluation.policies_evaluated,
@@ -145,6 +152,14 @@ function trailView(
       inclusion_proof: inclusionProof,
     },
   };
+}
+
+/**
+ * Which tier decided: the trail names it when the actor's namespace has rules for the
+ * capability; else the cluster's alone, once the policies were asked (authority passed).
+ */
+function tierOf(evaluation: Evaluation): Tier | null {
+  return evaluation.tier ?? (evaluation.authority_check === 'pass' ? 'cluster' : null);
 }
 
 export function auditRoutes(deps: ApiDependencies): Router {
