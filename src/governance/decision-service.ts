@@ -33,6 +33,8 @@ export interface DecisionServiceDeps {
   newId?: () => string;
   /** Told of every decision a warn- or audit-mode policy would have changed (metrics). */
   onShadowDecision?: (shadow: ShadowDecision) => void;
+  /** Told of every decision recorded (metrics). */
+  onDecision?: (decided: EngineDecision) => void;
   /** Masks sensitive parameters in what is recorded. */
   masker?: ParameterMasker;
   /** Where a confirmation token's one use is claimed, shared by the replicas. */
@@ -73,6 +75,7 @@ export class DecisionService {
       pendingTtlSeconds: deps.pendingTtlSeconds,
       newId: deps.newId ?? randomUuid,
       ...(deps.onShadowDecision ? { onShadowDecision: deps.onShadowDecision } : {}),
+      ...(deps.onDecision ? { onDecision: deps.onDecision } : {}),
       ...(deps.masker ? { masker: deps.masker } : {}),
     });
   }

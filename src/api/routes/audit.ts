@@ -3,7 +3,7 @@ import type { AuditEntry, AuditQuery, RetainedRange } from '../../audit/audit-lo
 import { storedText } from '../../audit/chain.js';
 import { entryNamespace } from '../../audit/entry-namespace.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
-import type { Evaluation, EventType, Outcome, Tier } from '../../model/index.js';
+import { decidingTier, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
@@ -105,7 +105,7 @@ function trailView(
     evaluation: {
       capability_check: evaluation.capability_check,
       authority_check: evaluation.authority_check,
-      tier: tierOf(evaluation),
+      tier: decidingTier(evaluation),
       risk_score: evaluation.risk_score,
       risk_threshold: evaluation.risk_threshold,
       policies_evaluated: evaluation.policies_evaluated,
@@ -152,14 +152,6 @@ function trailView(
       inclusion_proof: inclusionProof,
     },
   };
-}
-
-/**
- * Which tier decided: the trail names it when the actor's namespace has rules for the
- * capability; else the cluster's alone, once the policies were asked (authority passed).
- */
-function tierOf(evaluation: Evaluation): Tier | null {
-  return evaluation.tier ?? (evaluation.authority_check === 'pass' ? 'cluster' : null);
 }
 
 export function auditRoutes(deps: ApiDependencies): Router {
