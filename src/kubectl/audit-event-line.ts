@@ -4,6 +4,7 @@ interface AuditEntryView {
   timestamp?: string;
   event_type?: string;
   actor_id?: string | null;
+  namespace?: string | null;
   capability?: string | null;
   outcome?: string | null;
   decision_id?: string | null;
@@ -21,16 +22,17 @@ const LABELLED_FIELDS = [
  * `2026-11-24T12:35:11.906Z  #14  governance.decision  actor=agent-001 capability=... decision=...`.
  * The JSON is kept whole when it is not an entry.
  */
-export function auditEventLine(data: string): string {
+export function auditEventLine(data: string, withNamespace = false): string {
   let entry: AuditEntryView;
   try {
     entry = JSON.parse(data) as AuditEntryView;
   } catch {
     return data;
   }
-  const labelled = LABELLED_FIELDS.filter(([, key]) => entry[key] !== null && entry[key] !== undefined).map(
-    ([label, key]) => `${label}=${entry[key]}`,
-  );
+  const fields = withNamespace ? [['namespace', 'namespace'] as const, ...LABELLED_FIELDS] : LABELLED_FIELDS;
+  const labelled = fields
+    .filter(([, key]) => entry[key] !== null && entry[key] !== undefined)
+    .map(([label, key]) => `${label}=${entry[key]}`);
   return [entry.timestamp, `#${entry.seq}`, entry.event_type, labelled.join(' ')]
     .filter((part) => part !== undefined && part !== '')
     .join('  ');

@@ -10,20 +10,9 @@ import {
   tempManifests,
   type ArbiterProcess,
 } from '../support/arbiter-process.js';
+import { teamGrantsYaml } from '../support/team-grants.js';
 
-// Cluster ActorGrants may grant namespaced actors (`team-a/bot`): their records belong to the namespace.
-const TEAM_GRANTS = ['team-a/bot', 'team-a/other', 'team-b/bot']
-  .map(
-    (id, n) => `apiVersion: governance.arbiter.dev/v1alpha1
-kind: ActorGrant
-metadata: {name: team-grant-${n}}
-spec:
-  actor: {id: ${id}, type: automation}
-  grants:
-    - capability: database.query
-`,
-  )
-  .join('---\n');
+const TEAM_GRANTS = teamGrantsYaml(['team-a/bot', 'team-a/other', 'team-b/bot'], 'database.query');
 
 let arbiter: ArbiterProcess;
 let dataDir: string;
