@@ -149,7 +149,6 @@ export const auditEntrySchema = {
     event_type: { type: 'string', enum: [...EVENT_TYPES] },
     timestamp: isoTime,
     actor_id: nullableString,
-    namespace: recordNamespace,
     capability: nullableString,
     outcome: { type: ['string', 'null'], enum: [...OUTCOMES, null] },
     risk_score: { type: ['number', 'null'] },

@@ -1,10 +1,11 @@
+import { entryNamespace } from '../audit/entry-namespace.js';
+
 /** The fields of an audit entry (entryView in src/api/routes/audit.ts) a tail line shows. */
 interface AuditEntryView {
   seq?: number;
   timestamp?: string;
   event_type?: string;
   actor_id?: string | null;
-  namespace?: string | null;
   capability?: string | null;
   outcome?: string | null;
   decision_id?: string | null;
@@ -29,10 +30,12 @@ export function auditEventLine(data: string, withNamespace = false): string {
   } catch {
     return data;
   }
-  const fields = withNamespace ? [['namespace', 'namespace'] as const, ...LABELLED_FIELDS] : LABELLED_FIELDS;
-  const labelled = fields
-    .filter(([, key]) => entry[key] !== null && entry[key] !== undefined)
-    .map(([label, key]) => `${label}=${entry[key]}`);
+  const labelled = LABELLED_FIELDS.filter(([, key]) => entry[key] !== null && entry[key] !== undefined).map(
+    ([label, key]) => `${label}=${entry[key]}`,
+  );
+  // -A: the actor's namespace first (entries name none of their own; see entry-namespace.ts).
+  const namespace = withNamespace && entry.actor_id ? entryNamespace({ actor_id: entry.actor_id }) : null;
+  if (namespace !== null) labelled.unshift(`namespace=${namespace}`);
   return [entry.timestamp, `#${entry.seq}`, entry.event_type, labelled.join(' ')]
     .filter((part) => part !== undefined && part !== '')
     .join('  ');

@@ -1,4 +1,5 @@
 import { networkReason, type ArbiterClient } from './arbiter-client.js';
+import { entryNamespace } from '../audit/entry-namespace.js';
 import type { CommandShape, Invocation, RecordScope } from './arguments.js';
 import { auditEventLine } from './audit-event-line.js';
 import { renderDecisionSummary, type DecisionSummary } from './decision-summary.js';
@@ -106,11 +107,11 @@ function inScope(records: RecordScope, namespace: string | null | undefined): bo
   return records.namespace === undefined || namespace === records.namespace;
 }
 
-/** The namespace of a streamed entry (entryView); null when it has none or is no entry. */
+/** The namespace of a streamed entry's actor; null for a cluster actor, or when it is no entry. */
 function entryNamespaceOf(data: string): string | null {
   try {
-    const entry = JSON.parse(data) as { namespace?: unknown };
-    return typeof entry.namespace === 'string' ? entry.namespace : null;
+    const entry = JSON.parse(data) as { actor_id?: unknown };
+    return typeof entry.actor_id === 'string' ? entryNamespace({ actor_id: entry.actor_id }) : null;
   } catch {
     return null;
   }

@@ -63,9 +63,8 @@ export function entryView(entry: AuditEntry) {
     seq: entry.seq,
     event_type: entry.event_type,
     timestamp: entry.timestamp,
+    // No namespace here: the entry is served as it was hashed (the ?namespace= filter reads actor_id).
     actor_id: entry.actor_id,
-    // Read from the actor id (entry-namespace.ts); null for cluster actors.
-    namespace: entryNamespace(entry),
     capability: entry.capability,
     outcome: entry.outcome,
     risk_score: entry.risk_score,
