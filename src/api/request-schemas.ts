@@ -3,6 +3,8 @@ import {
   CAPABILITY_NAME_MAX_LENGTH,
   CAPABILITY_NAME_PATTERN,
   EVENT_TYPES,
+  NAMESPACE_NAME_MAX_LENGTH,
+  NAMESPACE_NAME_PATTERN,
   OUTCOMES,
   actorGrantSpecSchema,
   capabilitySpecSchema,
@@ -108,6 +110,13 @@ const limitParam = {
   description: `${LIMIT_RULE} (default ${DEFAULT_LIMIT})`,
 } as const;
 
+/** The records of a namespace's actors (`team-a/bot`): a Kubernetes namespace name. */
+const namespaceParam = {
+  type: 'string',
+  pattern: NAMESPACE_NAME_PATTERN,
+  maxLength: NAMESPACE_NAME_MAX_LENGTH,
+} as const;
+
 export const decisionQuerySchema = {
   type: 'object',
   additionalProperties: false,
@@ -115,6 +124,7 @@ export const decisionQuerySchema = {
     actor_id: { type: 'string', maxLength: 256 },
     capability: { type: 'string', maxLength: CAPABILITY_NAME_MAX_LENGTH },
     outcome: { type: 'string', enum: [...OUTCOMES] },
+    namespace: namespaceParam,
     since: isoTime,
     until: isoTime,
     limit: limitParam,

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, OUTCOMES, RISK_LEVELS } from '../model/index.js';
+import { AUTHORITY_CHECKS, EVENT_TYPES, OUTCOMES, RISK_LEVELS, TIERS } from '../model/index.js';
 
 /** Response shapes of the API (service-interface.md section 2), for the OpenAPI document. */
 const nullableString = { type: ['string', 'null'] } as const;
@@ -40,10 +40,17 @@ export const decisionSchema = {
   },
 } as const;
 
+/** The namespace of a namespaced actor's records (`team-a/bot`); null for cluster actors. */
+const recordNamespace = {
+  type: ['string', 'null'],
+  description: "The actor's namespace, for a namespaced actor (team-a/bot); null for a cluster actor.",
+} as const;
+
 export const decisionRecordSchema = {
   ...decisionSchema,
   properties: {
     ...decisionSchema.properties,
+    namespace: recordNamespace,
     audit: {
       type: 'object',
       properties: {
@@ -164,12 +171,19 @@ export const trailSchema = {
   required: ['decision_id', 'request', 'evaluation', 'decision', 'integrity'],
   properties: {
     decision_id: { type: 'string' },
+    namespace: recordNamespace,
     request: { type: 'object' },
     evaluation: {
       type: 'object',
       properties: {
         capability_check: { type: 'string' },
-        authority_check: { type: 'string' },
+        authority_check: { type: 'string', enum: [...AUTHORITY_CHECKS] },
+        tier: {
+          type: ['string', 'null'],
+          enum: [...TIERS, null],
+          description:
+            "Which tier's policies decided: namespace when a rule of the actor's namespace was stricter than the cluster tier's verdict, else cluster; null when the request was denied before any policy was asked (capability or authority check).",
+        },
         risk_score: { type: 'number' },
         risk_threshold: { type: 'number' },
         policies_evaluated: { type: 'array', items: { type: 'string' } },

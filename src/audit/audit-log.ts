@@ -38,6 +38,8 @@ export interface AuditQuery {
   outcome?: Outcome;
   decision_id?: string;
   event_type?: EventType;
+  /** The entries of this namespace's actors (`team-a/bot`): entry-namespace.ts. */
+  namespace?: string;
   /** Inclusive ISO 8601 bounds on timestamp. */
   since?: string;
   until?: string;

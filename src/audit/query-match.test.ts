@@ -48,3 +48,17 @@ describe('auditQueryMatcher', () => {
     expect(matcher({ until: '2100-01-01T00:00:00Z' })(entry)).toBe(false);
   });
 });
+
+describe('the namespace filter', () => {
+  const of = (actor_id: string | null) => sealEntry({ id: 'aud-1', ...event({ actor_id }) }, null);
+
+  it("matches the entries of the namespace's actors only, by the actor id", () => {
+    const teamA = matcher({ namespace: 'team-a' });
+    expect(teamA(of('team-a/bot'))).toBe(true);
+    expect(teamA(of('team-b/bot'))).toBe(false);
+    expect(teamA(of('team-a'))).toBe(false);
+    expect(teamA(of('team-ab/bot'))).toBe(false);
+    expect(teamA(of(null))).toBe(false);
+    expect(matcher({ namespace: 'team-a', actor_id: 'team-a/bot' })(of('team-a/bot'))).toBe(true);
+  });
+});

@@ -1,9 +1,25 @@
 import { ArbiterError } from '../model/index.js';
-import type { AuditEntry, AuditQuery } from './audit-log.js';
+import type { AuditEntry, AuditEventInput, AuditQuery } from './audit-log.js';
+import { entryNamespace } from './entry-namespace.js';
 
-/** The equality filters of an AuditQuery; each names an entry field of the same name. */
-export const EQUALITY_FILTERS = ['actor_id', 'capability', 'outcome', 'decision_id', 'event_type'] as const;
+/**
+ * The equality filters of an AuditQuery; each names an entry field of the same name, but
+ * `namespace`, which is read from the actor id (entry-namespace.ts).
+ */
+export const EQUALITY_FILTERS = [
+  'actor_id',
+  'capability',
+  'outcome',
+  'decision_id',
+  'event_type',
+  'namespace',
+] as const;
 export type EqualityFilter = (typeof EQUALITY_FILTERS)[number];
+
+/** The value an equality filter compares: the entry's field, or its namespace. */
+export function filterValue(entry: AuditEventInput, field: EqualityFilter): string | null {
+  return field === 'namespace' ? entryNamespace(entry) : entry[field];
+}
 
 /** Inclusive time bounds in epoch milliseconds; undefined means unbounded. */
 export interface TimeBounds {
@@ -49,6 +65,6 @@ export function auditQueryMatcher(query: AuditQuery): (entry: AuditEntry) => boo
   const equalities = equalityFiltersOf(query);
   const bounds = timeBoundsOf(query);
   return (entry) =>
-    equalities.every(([field, value]) => entry[field] === value) &&
+    equalities.every(([field, value]) => filterValue(entry, field) === value) &&
     withinTimeBounds(Date.parse(entry.timestamp), bounds);
 }

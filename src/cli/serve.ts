@@ -39,6 +39,7 @@ import type { Notifier } from '../notify/notifier.js';
 import { instrumentAuditLog, Metrics } from '../metrics/index.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
+import { decidingTier } from '../model/index.js';
 
 /** How often the leader looks for pending decisions past their deadline. */
 const EXPIRY_SWEEP_MS = 1000;
@@ -192,6 +193,8 @@ async function startOnServer(
     uses,
     onShadowDecision: (shadow) =>
       metrics.policyShadow.inc({ policy: shadow.policy, would_be: shadow.outcome }),
+    onDecision: (decided) =>
+      metrics.tierDecisions.count([decided.outcome, decidingTier(decided.evaluation) ?? 'none']),
   });
   // Every replica knows what waits (for listing); the leader expires what is overdue.
   const pending = new PendingReviews();

@@ -14,7 +14,5 @@ export function decide(
   limiter: MemoryRateLimiter,
 ): EngineDecision {
   const preliminary = evaluateProposal(snapshot, proposal, now, settings);
-  // Stryker disable next-line BooleanLiteral: without a rate limit completeDecision never reads the admission.
-  const admission = preliminary.rateLimit ? limiter.admit(preliminary.rateLimit, now.getTime()) : true;
-  return completeDecision(preliminary, admission);
+  return completeDecision(preliminary, limiter.admitAll(preliminary.rateLimits, now.getTime()));
 }

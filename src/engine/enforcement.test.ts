@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { completeDecision } from './complete-decision.js';
 import { resolveEngineSettings } from './engine-settings.js';
 import { evaluateProposal } from './evaluate-proposal.js';
-import { NOON_UTC, policy, proposal, world } from './test-fixtures.js';
+import { NOON_UTC, policy, proposal, REFUSED, world } from './test-fixtures.js';
 import type { EnforcementAction, PolicyRuleSpec } from '../model/index.js';
 
 const settings = resolveEngineSettings();
@@ -67,8 +67,8 @@ describe('enforcement modes', () => {
     const snapshot = world(inMode('trial', 'warn', [{ capability: 'files.read', outcome: 'DENY' }]));
     const preliminary = evaluateProposal(snapshot, proposal('files.read', {}), NOON_UTC, settings);
     const limited = completeDecision(
-      { ...preliminary, rateLimit: { key: 'k', maxRequests: 1, windowSeconds: 60 } },
-      false,
+      { ...preliminary, rateLimits: [{ scope: 'grant', key: 'k', maxRequests: 1, windowSeconds: 60 }] },
+      REFUSED,
     );
     expect(limited.evaluation.authority_check).toBe('rate_limited');
     expect(limited.evaluation.shadow_decision).toBeUndefined();

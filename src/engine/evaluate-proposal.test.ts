@@ -6,7 +6,7 @@ import { decide } from './decide.js';
 import { DEFAULT_ENGINE_SETTINGS, resolveEngineSettings } from './engine-settings.js';
 import { evaluateProposal } from './evaluate-proposal.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
-import { capability, grant, NOON_UTC, policy, proposal, world } from './test-fixtures.js';
+import { capability, grant, NOON_UTC, policy, proposal, REFUSED, world } from './test-fixtures.js';
 
 const settings = DEFAULT_ENGINE_SETTINGS;
 const run = (snapshot = world(), p = proposal('files.read'), now = NOON_UTC, s = settings) =>
@@ -172,15 +172,17 @@ describe('authority check', () => {
         { capability: 'files.read', constraints: { rateLimit: { maxRequests: 1, windowSeconds: 60 } } },
       ]),
     ]);
-    expect(evaluateProposal(snap, proposal('files.read'), NOON_UTC, settings).rateLimit).toBeNull();
+    expect(evaluateProposal(snap, proposal('files.read'), NOON_UTC, settings).rateLimits).toEqual([]);
     expect(
       evaluateProposal(snap, proposal('files.read', { path: '/' }, { id: 'x' }), NOON_UTC, settings)
-        .rateLimit,
-    ).toBeNull();
+        .rateLimits,
+    ).toEqual([]);
     const pre = evaluateProposal(snap, proposal('files.read', { path: '/' }), NOON_UTC, settings);
-    expect(pre.rateLimit).toEqual({ key: 'agent-1|files.read', maxRequests: 1, windowSeconds: 60 });
+    expect(pre.rateLimits).toEqual([
+      { scope: 'grant', key: 'agent-1|files.read', maxRequests: 1, windowSeconds: 60 },
+    ]);
     expect(completeDecision(pre, true)).toBe(pre.decision);
-    expect(completeDecision(pre, false).evaluation.authority_check).toBe('rate_limited');
+    expect(completeDecision(pre, REFUSED).evaluation.authority_check).toBe('rate_limited');
   });
 
   it('applies the most permissive of several open grants', () => {
@@ -199,9 +201,9 @@ describe('authority check', () => {
       ]),
     ]);
     const pre = evaluateProposal(snap, proposal('files.read'), NOON_UTC, settings);
-    expect(pre.rateLimit?.maxRequests).toBe(100);
+    expect(pre.rateLimits[0]?.maxRequests).toBe(100);
     const unlimited = buildIndex([...snap.objects(), grant('d', 'agent-1', [{ capability: 'files.read' }])]);
-    expect(evaluateProposal(unlimited, proposal('files.read'), NOON_UTC, settings).rateLimit).toBeNull();
+    expect(evaluateProposal(unlimited, proposal('files.read'), NOON_UTC, settings).rateLimits).toEqual([]);
   });
 });
 
@@ -511,7 +513,7 @@ describe('decision trail and reasons', () => {
     ]);
     const pre = evaluateProposal(snap, proposal('files.read'), NOON_UTC, settings);
     expect(pre.decision.evaluation.risk_override).toBe(true);
-    expect(completeDecision(pre, false).evaluation.risk_override).toBe(false);
+    expect(completeDecision(pre, REFUSED).evaluation.risk_override).toBe(false);
   });
 
   it('only an ALLOW carries the grant constraints, and only it gets remaining', () => {

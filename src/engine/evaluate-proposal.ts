@@ -6,6 +6,7 @@ import {
   type Observations,
   type Outcome,
   type Proposal,
+  type RateLimit,
   type RuleEvaluation,
   type ShadowDecision,
 } from '../model/index.js';
@@ -16,20 +17,28 @@ import { combineTiers, type CombinedVerdict } from './combine-tiers.js';
 import { policyReason, riskOverrideReason } from './decision-reason.js';
 import type { EngineSettings } from './engine-settings.js';
 import { evaluatePolicies, type PolicyEvaluation } from './policy-evaluation.js';
-import { rateLimitKey, type RateLimitRequest } from './rate-limiter.js';
+import {
+  namespaceRateLimitKey,
+  rateLimitKey,
+  type ChargedRateLimit,
+  type RateLimitRequest,
+} from './rate-limiter.js';
 import { riskScore } from './risk-score.js';
 import { grantConstraints } from './grant-constraints.js';
 
 /**
- * The decision as it stands before the grant's rate limit is consulted. The counter may
- * live in Redis, so the caller asks its RateLimiter about `rateLimit` (when set) and
- * finishes with completeDecision.
+ * The decision as it stands before the rate limits are consulted. The counters may live
+ * in Redis, so the caller asks its RateLimiter about `rateLimits` at once (admitAll, or
+ * peekAll for a dry run) and finishes with completeDecision.
  */
 export interface PreliminaryDecision {
-  /** The decision if the rate limit admits the request (or when there is none). */
+  /** The decision if the rate limits admit the request (or when there are none). */
   readonly decision: EngineDecision;
-  /** Set only when capability and authority pass and the applied grant has a rate limit. */
-  readonly rateLimit: RateLimitRequest | null;
+  /**
+   * Empty unless capability and authority pass; then the applied grant's rate limit, if
+   * any, and the budget of the actor's namespace, if its Delegation sets one.
+   */
+  readonly rateLimits: readonly ChargedRateLimit[];
   readonly actorId: string;
   readonly capability: string;
 }
@@ -62,10 +71,10 @@ export function evaluateProposal(
   };
   const done = (
     decision: EngineDecision,
-    rateLimit: RateLimitRequest | null = null,
+    rateLimits: readonly ChargedRateLimit[] = [],
   ): PreliminaryDecision => ({
     decision,
-    rateLimit,
+    rateLimits,
     actorId: proposal.actor.id,
     capability: name,
   });
@@ -80,17 +89,40 @@ export function evaluateProposal(
   if (!authority.ok) return deny(authority.reason, { ...trail, authority_check: authority.code });
 
   const decision = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant, namespace);
-  const limit = authority.grant.constraints.rateLimit;
-  return done(
-    decision,
-    limit
-      ? {
-          key: rateLimitKey(proposal.actor.id, name),
-          maxRequests: limit.maxRequests,
-          windowSeconds: limit.windowSeconds,
-        }
-      : null,
-  );
+  return done(decision, chargedRateLimits(snapshot, proposal.actor.id, name, authority.grant, namespace));
+}
+
+/**
+ * The grant's own limit, then the namespace's budget: charged for every decision of the
+ * namespace's actors that passes the gate, whatever grant authorizes it, so that more
+ * actors buy no more calls.
+ */
+function chargedRateLimits(
+  snapshot: IndexSnapshot,
+  actorId: string,
+  capability: string,
+  grant: IndexedGrant,
+  namespace: string | undefined,
+): ChargedRateLimit[] {
+  const limits: ChargedRateLimit[] = [];
+  const own = grant.constraints.rateLimit;
+  if (own) limits.push({ scope: 'grant', key: rateLimitKey(actorId, capability), ...limitOf(own) });
+  if (namespace === undefined) return limits;
+  const delegation = snapshot.delegationOf(namespace);
+  const budget = delegation?.spec.rateLimit;
+  if (delegation && budget)
+    limits.push({
+      scope: 'namespace',
+      namespace,
+      delegation: delegation.name,
+      key: namespaceRateLimitKey(namespace),
+      ...limitOf(budget),
+    });
+  return limits;
+}
+
+function limitOf(limit: RateLimit): Pick<RateLimitRequest, 'maxRequests' | 'windowSeconds'> {
+  return { maxRequests: limit.maxRequests, windowSeconds: limit.windowSeconds };
 }
 
 /**

@@ -9,10 +9,15 @@ export {
   type RiskWeights,
 } from './engine-settings.js';
 export {
+  admissions,
+  namespaceRateLimitKey,
   rateLimitKey,
+  single,
+  type ChargedRateLimit,
   type RateLimiter,
   type RateLimitRequest,
   type RateLimitAdmission,
+  type RateLimitAdmissions,
 } from './rate-limiter.js';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions } from './memory-rate-limiter.js';
 export { riskScore } from './risk-score.js';

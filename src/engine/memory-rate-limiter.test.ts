@@ -119,3 +119,35 @@ describe('MemoryRateLimiter memory', () => {
     expect(peak).toBeLessThanOrEqual(2 * 100 + 2);
   });
 });
+
+describe('MemoryRateLimiter, several limits at once', () => {
+  const grantLimit = { key: 'bot|db.query', maxRequests: 5, windowSeconds: 10 };
+  const budget = { key: 'namespace:team-a', maxRequests: 2, windowSeconds: 10 };
+
+  it('admits only when every limit admits, and a refusal by one spends none of the others', () => {
+    const limiter = new MemoryRateLimiter();
+    expect(limiter.admitAll([grantLimit, budget], 0)).toEqual({ admitted: true, remaining: [4, 1] });
+    expect(limiter.admitAll([grantLimit, budget], 1)).toEqual({ admitted: true, remaining: [3, 0] });
+    expect(limiter.admitAll([grantLimit, budget], 2)).toEqual({
+      admitted: false,
+      remaining: [3, 0],
+      refusedBy: 1,
+    });
+    // The refused request did not spend the grant's limit.
+    expect(limiter.peek(grantLimit, 3)).toEqual({ admitted: true, remaining: 2 });
+    const full = { ...grantLimit, key: 'full', maxRequests: 1 };
+    limiter.admit(full, 0);
+    expect(limiter.admitAll([full, { ...budget, key: 'fresh' }], 4)).toMatchObject({
+      admitted: false,
+      refusedBy: 0,
+    });
+    expect(limiter.peek({ ...budget, key: 'fresh' }, 5)).toEqual({ admitted: true, remaining: 1 });
+  });
+
+  it('peeks at several limits without counting, and admits an empty list', () => {
+    const limiter = new MemoryRateLimiter();
+    for (let i = 0; i < 4; i++)
+      expect(limiter.peekAll([grantLimit, budget], 0)).toEqual({ admitted: true, remaining: [4, 1] });
+    expect(limiter.admitAll([], 0)).toEqual({ admitted: true, remaining: [] });
+  });
+});

@@ -1,4 +1,10 @@
-import type { RateLimiter, RateLimitRequest } from './rate-limiter.js';
+import {
+  admissions,
+  single,
+  type RateLimitAdmissions,
+  type RateLimiter,
+  type RateLimitRequest,
+} from './rate-limiter.js';
 
 interface Log {
   /** Admission times (ms), oldest first; entries before `head` are expired. */
@@ -27,28 +33,32 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   admit(request: RateLimitRequest, nowMs: number): { admitted: boolean; remaining: number } {
-    this.sweep(nowMs);
-    const windowMs = request.windowSeconds * 1000;
-    const log = this.logs.get(request.key) ?? { times: [], head: 0, windowMs };
-    log.windowMs = windowMs;
-    expire(log, nowMs);
-    const used = log.times.length - log.head;
-    if (used >= request.maxRequests) {
-      this.logs.set(request.key, log);
-      return { admitted: false, remaining: 0 };
-    }
-    log.times.push(nowMs);
-    this.logs.set(request.key, log);
-    return { admitted: true, remaining: request.maxRequests - used - 1 };
+    return single(this.admitAll([request], nowMs));
   }
 
   peek(request: RateLimitRequest, nowMs: number): { admitted: boolean; remaining: number } {
-    const log = this.logs.get(request.key);
-    const cutoff = nowMs - request.windowSeconds * 1000;
-    const used = log ? log.times.filter((t) => t > cutoff).length : 0;
-    return used >= request.maxRequests
-      ? { admitted: false, remaining: 0 }
-      : { admitted: true, remaining: request.maxRequests - used - 1 };
+    return single(this.peekAll([request], nowMs));
+  }
+
+  admitAll(requests: readonly RateLimitRequest[], nowMs: number): RateLimitAdmissions {
+    this.sweep(nowMs);
+    const logs = requests.map((request) => this.liveLog(request, nowMs));
+    const answer = admissions(
+      requests,
+      logs.map((log) => log.times.length - log.head),
+    );
+    if (answer.admitted) for (const log of logs) log.times.push(nowMs);
+    return answer;
+  }
+
+  peekAll(requests: readonly RateLimitRequest[], nowMs: number): RateLimitAdmissions {
+    return admissions(
+      requests,
+      requests.map((request) => {
+        const cutoff = nowMs - request.windowSeconds * 1000;
+        return this.logs.get(request.key)?.times.filter((t) => t > cutoff).length ?? 0;
+      }),
+    );
   }
 
   /** Number of keys held; for tests and metrics. */
@@ -61,6 +71,16 @@ export class MemoryRateLimiter implements RateLimiter {
     let held = 0;
     for (const log of this.logs.values()) held += log.times.length;
     return held;
+  }
+
+  /** The request's log with what left its window expired, kept in the map. */
+  private liveLog(request: RateLimitRequest, nowMs: number): Log {
+    const windowMs = request.windowSeconds * 1000;
+    const log = this.logs.get(request.key) ?? { times: [], head: 0, windowMs };
+    log.windowMs = windowMs;
+    expire(log, nowMs);
+    this.logs.set(request.key, log);
+    return log;
   }
 
   private sweep(nowMs: number): void {

@@ -1,4 +1,5 @@
 import { buildIndex, type CompiledRule, type IndexedGrant, type IndexSnapshot } from '../index/index.js';
+import type { RateLimitAdmissions } from './rate-limiter.js';
 import {
   API_VERSION,
   namespacedActorId,
@@ -74,6 +75,9 @@ export function world(...extra: ConfigObject[]): IndexSnapshot {
     ...extra,
   ]);
 }
+
+/** A rate limiter's refusal by the first limit asked. */
+export const REFUSED: RateLimitAdmissions = { admitted: false, remaining: [0], refusedBy: 0 };
 
 export const NOON_UTC = new Date('2024-06-12T12:00:00Z'); // a Wednesday
 

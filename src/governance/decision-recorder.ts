@@ -21,6 +21,8 @@ export interface DecisionRecorderDeps {
   newId: () => string;
   /** Told of every recorded decision that a warn- or audit-mode policy would have changed. */
   onShadowDecision?: (shadow: ShadowDecision) => void;
+  /** Told of every decision recorded (metrics). */
+  onDecision?: (decided: EngineDecision) => void;
   /** Masks sensitive parameters in what is recorded; without it nothing is masked. */
   masker?: Pick<ParameterMasker, 'maskProposal' | 'recordedFingerprint' | 'scrubDecision' | 'scrubText'>;
 }
@@ -109,6 +111,7 @@ export class DecisionRecorder {
     });
     const shadow = decided.evaluation.shadow_decision;
     if (shadow) this.deps.onShadowDecision?.(shadow);
+    this.deps.onDecision?.(decided);
     const decision: Decision = {
       decision_id: decisionId,
       outcome: decided.outcome,

@@ -33,6 +33,8 @@ export interface DecisionServiceDeps {
   newId?: () => string;
   /** Told of every decision a warn- or audit-mode policy would have changed (metrics). */
   onShadowDecision?: (shadow: ShadowDecision) => void;
+  /** Told of every decision recorded (metrics). */
+  onDecision?: (decided: EngineDecision) => void;
   /** Masks sensitive parameters in what is recorded. */
   masker?: ParameterMasker;
   /** Where a confirmation token's one use is claimed, shared by the replicas. */
@@ -73,6 +75,7 @@ export class DecisionService {
       pendingTtlSeconds: deps.pendingTtlSeconds,
       newId: deps.newId ?? randomUuid,
       ...(deps.onShadowDecision ? { onShadowDecision: deps.onShadowDecision } : {}),
+      ...(deps.onDecision ? { onDecision: deps.onDecision } : {}),
       ...(deps.masker ? { masker: deps.masker } : {}),
     });
   }
@@ -80,9 +83,7 @@ export class DecisionService {
   async propose(proposal: Proposal, principal: string): Promise<Decision> {
     const now = this.deps.clock();
     const preliminary = evaluateProposal(this.deps.index.current(), proposal, now, this.deps.settings);
-    const { rateLimit } = preliminary;
-    // Stryker disable next-line BooleanLiteral: without a rate limit completeDecision ignores the admission
-    const admitted = rateLimit ? await this.deps.limiter.admit(rateLimit, now.getTime()) : true;
+    const admitted = await this.deps.limiter.admitAll(preliminary.rateLimits, now.getTime());
     let decided = completeDecision(preliminary, admitted);
     const token = proposal.context?.confirmation_token;
     if (token === undefined) return this.recorder.record(proposal, decided, principal, now);

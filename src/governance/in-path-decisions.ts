@@ -96,11 +96,10 @@ export class InPathDecisions {
       input.observed,
     );
     const { limiter } = this.deps;
-    const limit = preliminary.rateLimit;
+    const limits = preliminary.rateLimits;
     const at = now.getTime();
-    // A dry run asks what the limit would say, without spending any of it.
-    // Stryker disable next-line BooleanLiteral: without a rate limit completeDecision ignores the admission
-    const admission = limit ? await (dryRun ? limiter.peek(limit, at) : limiter.admit(limit, at)) : true;
+    // A dry run asks what the limits would say, without spending any of them.
+    const admission = await (dryRun ? limiter.peekAll(limits, at) : limiter.admitAll(limits, at));
     const decided = completeDecision(preliminary, admission);
     if (!needsReview(decided.outcome)) return this.finish(input, decided, now);
     const { recorded } = input;

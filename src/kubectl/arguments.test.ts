@@ -3,7 +3,7 @@ import { parseInvocation, type CommandShape } from './arguments.js';
 import { UsageError } from './plugin-error.js';
 
 const COMMANDS: CommandShape[] = [
-  { words: ['pending'], takesDecisionId: false, ownFlags: [] },
+  { words: ['pending'], takesDecisionId: false, ownFlags: ['namespace', 'all-namespaces'] },
   { words: ['approve'], takesDecisionId: true, ownFlags: ['comment'] },
   { words: ['audit', 'tail'], takesDecisionId: false, ownFlags: ['event-type'] },
 ];
@@ -21,13 +21,24 @@ const usageError = (...argv: string[]) => {
 describe('parseInvocation', () => {
   it('takes flags anywhere, in both spellings', () => {
     expect(
-      parse('-n', 'gov', 'approve', 'd-1', '--comment=ok', '--server', 'http://h:8080/', '-o', 'json'),
+      parse(
+        '--arbiter-namespace',
+        'gov',
+        'approve',
+        'd-1',
+        '--comment=ok',
+        '--server',
+        'http://h:8080/',
+        '-o',
+        'json',
+      ),
     ).toEqual({
       command: COMMANDS[1],
       decisionId: 'd-1',
       comment: 'ok',
       output: 'json',
-      connection: { namespace: 'gov', server: new URL('http://h:8080/') },
+      records: { all: false },
+      connection: { arbiterNamespace: 'gov', server: new URL('http://h:8080/') },
     });
     expect(parse('audit', 'tail', '--event-type', 'governance.review')).toMatchObject({
       command: COMMANDS[2],
@@ -62,5 +73,27 @@ describe('parseInvocation', () => {
     expect(usageError('pending', '--server', 'nope')).toMatch(/^--server must be a URL/);
     expect(usageError('pending', '--token', '')).toBe('--token must not be empty');
     expect(usageError('pending', '--frob')).toBe("unknown option '--frob'");
+  });
+});
+
+describe('which namespace of records, as kubectl has it', () => {
+  it('-n/--namespace keeps one namespace; -A/--all-namespaces lists all with their namespace; neither lists all', () => {
+    expect(parse('pending', '-n', 'team-a')).toMatchObject({ records: { namespace: 'team-a', all: false } });
+    expect(parse('pending', '--namespace=team-a')).toMatchObject({
+      records: { namespace: 'team-a', all: false },
+    });
+    expect(parse('pending', '-A')).toMatchObject({ records: { all: true } });
+    expect(parse('pending', '--all-namespaces')).toMatchObject({ records: { all: true } });
+    expect(parse('pending')).toMatchObject({ records: { all: false } });
+    expect(parse('pending')).not.toHaveProperty('records.namespace');
+  });
+
+  it('refuses both at once, a namespace that is no namespace name, and either on a command without records', () => {
+    expect(usageError('pending', '-n', 'team-a', '-A')).toBe(
+      '--namespace and --all-namespaces exclude each other',
+    );
+    expect(usageError('pending', '-n', 'Team_A')).toBe('--namespace must be a namespace name, got "Team_A"');
+    expect(usageError('approve', 'd-1', '-n', 'team-a')).toBe('--namespace does not apply to approve');
+    expect(usageError('approve', 'd-1', '-A')).toBe('--all-namespaces does not apply to approve');
   });
 });

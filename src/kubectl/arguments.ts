@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { commandLineComplaint } from '../model/error-text.js';
+import { isNamespaceName } from '../model/namespaced-actor-id.js';
 import { UsageError } from './plugin-error.js';
 
 export type OutputFormat = 'text' | 'json';
@@ -9,14 +10,26 @@ export interface ConnectionFlags {
   /** --server: Arbiter's own URL; without it the plugin finds the Service in the cluster. */
   server?: URL;
   token?: string;
-  namespace?: string;
+  /** --arbiter-namespace: where Arbiter's Service is; -n names the records' namespace. */
+  arbiterNamespace?: string;
   service?: string;
   kubeconfig?: string;
   context?: string;
 }
 
 /** A flag only some commands take. */
-export type CommandFlag = 'comment' | 'event-type';
+export type CommandFlag = 'comment' | 'event-type' | 'namespace' | 'all-namespaces';
+
+/**
+ * Which records a listing command shows, as kubectl has it: one namespace's (-n), or all
+ * with a NAMESPACE column (-A). With neither, all: cluster actors' records and every
+ * namespace's, as a cluster-wide reviewer or auditor sees them.
+ */
+export interface RecordScope {
+  namespace?: string;
+  /** -A: show each record's namespace. */
+  all: boolean;
+}
 
 /** What the parser needs to know of a command (commands.ts adds how it runs). */
 export interface CommandShape {
@@ -34,6 +47,7 @@ export interface Invocation<C extends CommandShape> {
   comment?: string;
   eventType?: string;
   output: OutputFormat;
+  records: RecordScope;
   connection: ConnectionFlags;
 }
 
@@ -41,6 +55,8 @@ const OPTIONS = {
   server: { type: 'string' },
   token: { type: 'string' },
   namespace: { type: 'string', short: 'n' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  'arbiter-namespace': { type: 'string' },
   service: { type: 'string' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
@@ -89,6 +105,7 @@ export function parseInvocation<C extends CommandShape>(
     ...(values.comment === undefined ? {} : { comment: values.comment }),
     ...(values['event-type'] === undefined ? {} : { eventType: values['event-type'] }),
     output: outputFormat(values.output),
+    records: recordScope(values),
     connection: connectionFlags(values),
   };
 }
@@ -130,11 +147,21 @@ function namesGroup(words: readonly string[], commands: readonly CommandShape[])
 }
 
 function rejectForeignFlags(command: CommandShape, values: FlagValues): void {
-  for (const flag of ['comment', 'event-type'] as const) {
+  for (const flag of ['comment', 'event-type', 'namespace', 'all-namespaces'] as const) {
     if (values[flag] !== undefined && !command.ownFlags.includes(flag)) {
       throw new UsageError(`--${flag} does not apply to ${command.words.join(' ')}`);
     }
   }
+}
+
+function recordScope(values: FlagValues): RecordScope {
+  const all = values['all-namespaces'] === true;
+  const namespace = values.namespace;
+  if (namespace === undefined) return { all };
+  if (all) throw new UsageError('--namespace and --all-namespaces exclude each other');
+  if (!isNamespaceName(namespace))
+    throw new UsageError(`--namespace must be a namespace name, got "${namespace}"`);
+  return { namespace, all };
 }
 
 function outputFormat(raw: string | undefined): OutputFormat {
@@ -147,7 +174,9 @@ function connectionFlags(values: FlagValues): ConnectionFlags {
   return {
     ...(values.server === undefined ? {} : { server: serverUrl(values.server) }),
     ...(values.token === undefined ? {} : { token: nonEmpty('--token', values.token) }),
-    ...(values.namespace === undefined ? {} : { namespace: nonEmpty('--namespace', values.namespace) }),
+    ...(values['arbiter-namespace'] === undefined
+      ? {}
+      : { arbiterNamespace: nonEmpty('--arbiter-namespace', values['arbiter-namespace']) }),
     ...(values.service === undefined ? {} : { service: nonEmpty('--service', values.service) }),
     ...(values.kubeconfig === undefined ? {} : { kubeconfig: nonEmpty('--kubeconfig', values.kubeconfig) }),
     ...(values.context === undefined ? {} : { context: nonEmpty('--context', values.context) }),

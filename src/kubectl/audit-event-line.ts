@@ -1,3 +1,5 @@
+import { entryNamespace } from '../audit/entry-namespace.js';
+
 /** The fields of an audit entry (entryView in src/api/routes/audit.ts) a tail line shows. */
 interface AuditEntryView {
   seq?: number;
@@ -21,7 +23,7 @@ const LABELLED_FIELDS = [
  * `2026-11-24T12:35:11.906Z  #14  governance.decision  actor=agent-001 capability=... decision=...`.
  * The JSON is kept whole when it is not an entry.
  */
-export function auditEventLine(data: string): string {
+export function auditEventLine(data: string, withNamespace = false): string {
   let entry: AuditEntryView;
   try {
     entry = JSON.parse(data) as AuditEntryView;
@@ -31,6 +33,9 @@ export function auditEventLine(data: string): string {
   const labelled = LABELLED_FIELDS.filter(([, key]) => entry[key] !== null && entry[key] !== undefined).map(
     ([label, key]) => `${label}=${entry[key]}`,
   );
+  // -A: the actor's namespace first (entries name none of their own; see entry-namespace.ts).
+  const namespace = withNamespace && entry.actor_id ? entryNamespace({ actor_id: entry.actor_id }) : null;
+  if (namespace !== null) labelled.unshift(`namespace=${namespace}`);
   return [entry.timestamp, `#${entry.seq}`, entry.event_type, labelled.join(' ')]
     .filter((part) => part !== undefined && part !== '')
     .join('  ');

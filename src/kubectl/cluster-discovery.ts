@@ -56,7 +56,7 @@ async function findService(api: CoreV1Api, scope: DiscoveryScope): Promise<V1Ser
   if (items.length === 0) {
     throw new PluginError(
       `no Arbiter Service in namespace "${scope.namespace}" (none labelled ${ARBITER_SERVICE_SELECTOR}); ` +
-        'name the namespace with --namespace, the Service with --service NAME, or Arbiter with --server URL',
+        'name the namespace with --arbiter-namespace, the Service with --service NAME, or Arbiter with --server URL',
     );
   }
   const names = items.map((s) => s.metadata?.name).join(', ');

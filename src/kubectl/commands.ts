@@ -1,5 +1,6 @@
 import { networkReason, type ArbiterClient } from './arbiter-client.js';
-import type { CommandShape, Invocation } from './arguments.js';
+import { entryNamespace } from '../audit/entry-namespace.js';
+import type { CommandShape, Invocation, RecordScope } from './arguments.js';
 import { auditEventLine } from './audit-event-line.js';
 import { renderDecisionSummary, type DecisionSummary } from './decision-summary.js';
 import { serverSentEvents } from './event-stream.js';
@@ -35,8 +36,8 @@ export const COMMANDS: readonly PluginCommand[] = [
   {
     words: ['pending'],
     takesDecisionId: false,
-    ownFlags: [],
-    usage: 'pending [-o json]',
+    ownFlags: ['namespace', 'all-namespaces'],
+    usage: 'pending [-n NAMESPACE | -A] [-o json]',
     summary: 'the decisions waiting for review, oldest first',
     run: runPending,
   },
@@ -67,8 +68,8 @@ export const COMMANDS: readonly PluginCommand[] = [
   {
     words: ['audit', 'tail'],
     takesDecisionId: false,
-    ownFlags: ['event-type'],
-    usage: 'audit tail [--event-type TYPE] [-o json]',
+    ownFlags: ['event-type', 'namespace', 'all-namespaces'],
+    usage: 'audit tail [--event-type TYPE] [-n NAMESPACE | -A] [-o json]',
     summary: 'print audit entries as they are appended, until interrupted',
     run: runAuditTail,
   },
@@ -87,7 +88,8 @@ const decisionPath = (context: CommandContext) =>
   `/governance/decisions/${encodeURIComponent(context.invocation.decisionId)}`;
 
 async function runPending(context: CommandContext): Promise<number> {
-  const decisions = await allPending(context.client);
+  const { records } = context.invocation;
+  const decisions = (await allPending(context.client)).filter((d) => inScope(records, d.namespace));
   if (context.invocation.output === 'json') {
     context.print(json({ decisions, total: decisions.length }));
     return 0;
@@ -96,8 +98,23 @@ async function runPending(context: CommandContext): Promise<number> {
     context.note('no decisions are waiting for review\n');
     return 0;
   }
-  context.print(pendingTable(decisions, context.now()));
+  context.print(pendingTable(decisions, context.now(), records.all));
   return 0;
+}
+
+/** A record of `namespace` (null: a cluster actor's) is shown unless -n names another. */
+function inScope(records: RecordScope, namespace: string | null | undefined): boolean {
+  return records.namespace === undefined || namespace === records.namespace;
+}
+
+/** The namespace of a streamed entry's actor; null for a cluster actor, or when it is no entry. */
+function entryNamespaceOf(data: string): string | null {
+  try {
+    const entry = JSON.parse(data) as { actor_id?: unknown };
+    return typeof entry.actor_id === 'string' ? entryNamespace({ actor_id: entry.actor_id }) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Every page of GET /governance/pending (oldest first), so the table is never cut short. */
@@ -150,7 +167,7 @@ async function runReview(context: CommandContext, action: 'approve' | 'deny'): P
 
 /** Runs until interrupted (exit 0); the server ending the stream is an error (exit 1). */
 async function runAuditTail(context: CommandContext): Promise<number> {
-  const { eventType, output } = context.invocation;
+  const { eventType, output, records } = context.invocation;
   const interrupted = context.untilInterrupted();
   const query = eventType === undefined ? '' : `?event_type=${encodeURIComponent(eventType)}`;
   try {
@@ -158,7 +175,8 @@ async function runAuditTail(context: CommandContext): Promise<number> {
     // Arbiter subscribes before it answers: whatever is appended from now on will be printed.
     context.note('following the audit log (Ctrl-C to stop)\n');
     for await (const event of serverSentEvents(stream)) {
-      context.print(`${output === 'json' ? event.data : auditEventLine(event.data)}\n`);
+      if (!inScope(records, entryNamespaceOf(event.data))) continue;
+      context.print(`${output === 'json' ? event.data : auditEventLine(event.data, records.all)}\n`);
     }
   } catch (err) {
     if (interrupted.aborted) return 0;
@@ -203,11 +221,18 @@ Review Arbiter's pending decisions and follow its audit log.
 Commands:
 ${commands}
 
+Records (pending, audit tail):
+  -n, --namespace NS  only the records of that namespace's actors (team-a/bot)
+  -A, --all-namespaces
+                      all records, with their namespace (a NAMESPACE column)
+                      without either: all records, cluster actors' and every namespace's
+                      (as far as your credential may read them), without the column
 Reaching Arbiter:
   --server URL        Arbiter's URL (e.g. http://localhost:8080); without it, the plugin
                       finds the Service labelled app.kubernetes.io/name=arbiter in the
                       namespace and port-forwards to one of its pods through the API server
-  -n, --namespace NS  where to look for the Service (default: the kubeconfig context's)
+  --arbiter-namespace NS
+                      where to look for the Service (default: the kubeconfig context's)
   --service NAME      this Service instead of the labelled one
   --kubeconfig FILE   default: $KUBECONFIG, else ~/.kube/config
   --context NAME      a kubeconfig context other than the current one

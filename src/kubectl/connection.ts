@@ -6,7 +6,7 @@ import { PluginError } from './plugin-error.js';
 
 /**
  * Where to send requests: --server as given; otherwise the Arbiter Service of the
- * namespace (--namespace, else the kubeconfig context's), through a port-forward to one
+ * namespace (--arbiter-namespace, else the kubeconfig context's), through a port-forward to one
  * of its pods (port-forward.ts says why not the API server's service proxy).
  */
 export async function arbiterEndpoint(
@@ -20,7 +20,7 @@ export async function arbiterEndpoint(
     import('./cluster-discovery.js'),
     import('./port-forward.js'),
   ]);
-  const namespace = flags.namespace ?? contextNamespace(config);
+  const namespace = flags.arbiterNamespace ?? contextNamespace(config);
   const pod = await findArbiterPod(config, {
     namespace,
     ...(flags.service ? { service: flags.service } : {}),

@@ -57,3 +57,44 @@ describe('renderTrail', () => {
     expect(renderTrail(trail(null), new Date())).not.toContain('Receipt:');
   });
 });
+
+describe('renderTrail, tenancy', () => {
+  it("names a namespaced actor's namespace and the tier that decided", () => {
+    const base = trail(null);
+    const text = renderTrail(
+      {
+        ...base,
+        namespace: 'team-a',
+        request: { ...base.request, actor: { id: 'team-a/bot', type: 'automation' } },
+        evaluation: {
+          ...base.evaluation,
+          tier: 'namespace',
+          policies_evaluated: ['guardrails', 'team-a/no-drops'],
+          policy_matched: 'team-a/no-drops',
+        },
+      },
+      new Date(),
+    );
+    expect(text).toContain('Namespace:   team-a\n');
+    expect(text).toContain(
+      'Policies:    guardrails, team-a/no-drops (decided by: team-a/no-drops, namespace tier)',
+    );
+  });
+
+  it('shows no namespace for a cluster actor, and no tier when the gate denied before any policy', () => {
+    const base = trail(null);
+    const text = renderTrail(
+      {
+        ...base,
+        namespace: null,
+        evaluation: { ...base.evaluation, authority_check: 'no_grant', tier: null },
+      },
+      new Date(),
+    );
+    expect(text).not.toContain('Namespace:');
+    expect(text).toContain('Policies:    none (decided by: none)');
+    expect(
+      renderTrail({ ...base, evaluation: { ...base.evaluation, tier: 'cluster' } }, new Date()),
+    ).toContain('(decided by: none, cluster tier)');
+  });
+});

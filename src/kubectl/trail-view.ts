@@ -1,9 +1,11 @@
-import type { RuleEvaluation, ShadowDecision } from '../model/proposal.js';
+import type { RuleEvaluation, ShadowDecision, Tier } from '../model/proposal.js';
 import { expiresIn } from './pending-table.js';
 
 /** A decision's trail as GET /audit/log/:decision_id answers it (src/api/routes/audit.ts). */
 export interface DecisionTrail {
   decision_id: string;
+  /** The actor's namespace (`team-a/bot`); null for cluster actors; absent from older servers. */
+  namespace?: string | null;
   request: {
     actor: { id: string; type: string };
     action: { capability: string; parameters?: Record<string, unknown> };
@@ -12,6 +14,8 @@ export interface DecisionTrail {
   evaluation: {
     capability_check: string;
     authority_check: string;
+    /** Which tier's policies decided; null when none was asked; absent from older servers. */
+    tier?: Tier | null;
     risk_score: number;
     risk_threshold: number;
     policies_evaluated: string[];
@@ -47,6 +51,7 @@ export function renderTrail(trail: DecisionTrail, now: Date): string {
     field('Reason', decision.reason),
     field('Time', decision.timestamp),
     field('Actor', `${request.actor.id} (${request.actor.type})`),
+    ...(trail.namespace ? [field('Namespace', trail.namespace)] : []),
     field('Capability', request.action.capability),
     field('Parameters', JSON.stringify(request.action.parameters ?? {})),
     ...optionalObject('Context', request.context),
@@ -75,7 +80,8 @@ function optionalObject(label: string, value: Record<string, unknown> | undefine
 function policiesLine(evaluation: DecisionTrail['evaluation']): string {
   const evaluated =
     evaluation.policies_evaluated.length > 0 ? evaluation.policies_evaluated.join(', ') : 'none';
-  return `${evaluated} (decided by: ${evaluation.policy_matched ?? 'none'})`;
+  const tier = evaluation.tier ? `, ${evaluation.tier} tier` : '';
+  return `${evaluated} (decided by: ${evaluation.policy_matched ?? 'none'}${tier})`;
 }
 
 function ruleLines(rules: readonly RuleEvaluation[]): string[] {

@@ -26,6 +26,18 @@ export class Metrics {
     registers: [this.registry],
     collect: (): void => this.decisions.publishTo(this.decisionsCounter),
   });
+  /**
+   * Decisions by outcome and the tier that decided (cluster, namespace; none when denied
+   * before any policy was asked), of every source. No namespace label: the series stay few.
+   */
+  readonly tierDecisions = new Tally(['outcome', 'tier'] as const);
+  private readonly tierDecisionsCounter: Counter<'outcome' | 'tier'> = new Counter({
+    name: 'arbiter_tier_decisions_total',
+    help: 'Governance decisions by outcome and the tier whose policies decided (cluster, namespace, none)',
+    labelNames: ['outcome', 'tier'] as const,
+    registers: [this.registry],
+    collect: (): void => this.tierDecisions.publishTo(this.tierDecisionsCounter),
+  });
   readonly decisionSeconds = new Histogram({
     name: 'arbiter_decision_duration_seconds',
     help: 'Time to decide a proposal, audit append included',

@@ -43,7 +43,7 @@ export function parseNamespacedActorId(id: string): NamespacedActor | undefined 
   return isNamespaceName(namespace) && isLocalActorId(localId) ? { namespace, localId } : undefined;
 }
 
-function isNamespaceName(name: string): boolean {
+export function isNamespaceName(name: string): boolean {
   return name.length <= NAMESPACE_NAME_MAX_LENGTH && NAMESPACE_NAME.test(name);
 }
 

@@ -21,17 +21,21 @@ export interface Observations {
    */
   toolDefinitionDigest?: string | null;
 }
-export type AuthorityCheck =
-  | 'pass'
-  | 'no_grant'
-  | 'no_delegation'
-  | 'outside_delegation'
-  | 'outside_time_window'
-  | 'rate_limited'
-  | 'skipped';
+/** What the authority check (semantics.md step 3) found; the schemas and docs list these. */
+export const AUTHORITY_CHECKS = [
+  'pass',
+  'no_grant',
+  'no_delegation',
+  'outside_delegation',
+  'outside_time_window',
+  'rate_limited',
+  'skipped',
+] as const;
+export type AuthorityCheck = (typeof AUTHORITY_CHECKS)[number];
 
 /** Which tier of policies decided (issue #38): the cluster's, or the actor's namespace's. */
-export type Tier = 'cluster' | 'namespace';
+export const TIERS = ['cluster', 'namespace'] as const;
+export type Tier = (typeof TIERS)[number];
 
 export interface RuleEvaluation {
   policy: string;

@@ -1,7 +1,13 @@
 import { Ajv } from 'ajv';
 import { proposalSchema } from '../api/request-schemas.js';
 import { ajvErrorText } from '../index/ajv-error-text.js';
-import { OUTCOMES, type Outcome, type Proposal } from '../model/index.js';
+import {
+  AUTHORITY_CHECKS,
+  OUTCOMES,
+  type AuthorityCheck,
+  type Outcome,
+  type Proposal,
+} from '../model/index.js';
 
 export const TEST_API_VERSION = 'test.arbiter.dev/v1alpha1';
 
@@ -12,7 +18,7 @@ export interface CaseExpectation {
   /** The policy that decided; null asserts that none did. */
   policy?: string | null;
   capabilityCheck?: string;
-  authorityCheck?: string;
+  authorityCheck?: AuthorityCheck;
   riskScore?: RiskExpectation;
   /** A substring of the reason. */
   reason?: string;
@@ -85,7 +91,7 @@ const suiteSchema = {
                     enum: ['pass', 'not_registered', 'definition_changed', 'invalid_parameters'],
                   },
                   authorityCheck: {
-                    enum: ['pass', 'no_grant', 'outside_time_window', 'rate_limited', 'skipped'],
+                    enum: [...AUTHORITY_CHECKS],
                   },
                   riskScore: {
                     oneOf: [

@@ -1,4 +1,4 @@
-import { completeDecision, evaluateProposal, type EngineSettings } from '../engine/index.js';
+import { admissions, completeDecision, evaluateProposal, type EngineSettings } from '../engine/index.js';
 import type { IndexSnapshot } from '../index/index.js';
 import type { EngineDecision } from '../model/index.js';
 import type { CaseExpectation, PolicyTestCase, RiskExpectation } from './policy-test-suite.js';
@@ -13,8 +13,9 @@ export interface CaseResult {
 
 /**
  * One case, decided by the server's engine (evaluateProposal and completeDecision) at the
- * case's clock. The grant's rate limit admits the request when fewer than its maximum were
- * already admitted (`priorRequests`), as the server's sliding window would.
+ * case's clock. Each rate limit (the grant's, the namespace's budget) admits the request when
+ * fewer than its maximum were already admitted (`priorRequests`), as the server's sliding
+ * window would.
  */
 export function runPolicyCase(
   snapshot: IndexSnapshot,
@@ -23,13 +24,13 @@ export function runPolicyCase(
   settings: EngineSettings,
 ): CaseResult {
   const preliminary = evaluateProposal(snapshot, testCase.proposal, now, settings);
-  const limit = preliminary.rateLimit;
   const prior = testCase.priorRequests ?? 0;
   const decision = completeDecision(
     preliminary,
-    limit
-      ? { admitted: prior < limit.maxRequests, remaining: Math.max(0, limit.maxRequests - prior - 1) }
-      : true,
+    admissions(
+      preliminary.rateLimits,
+      preliminary.rateLimits.map(() => prior),
+    ),
   );
   const failures = unmet(testCase.expect, decision);
   return { name: testCase.name, passed: failures.length === 0, failures, decision };

@@ -19,6 +19,9 @@ describe('/metrics', () => {
     const before = await scrape();
     const allow = 'arbiter_decisions_total{outcome="ALLOW",capability="database.query"}';
     const unregistered = 'arbiter_decisions_total{outcome="DENY",capability="unregistered"}';
+    // By the tier that decided; none when denied before any policy was asked. No namespace label.
+    const byCluster = 'arbiter_tier_decisions_total{outcome="ALLOW",tier="cluster"}';
+    const beforePolicies = 'arbiter_tier_decisions_total{outcome="DENY",tier="none"}';
     const propose = (capability: string) =>
       call(arbiter.url, 'POST', '/api/v1/governance/propose', {
         key: KEYS.agent,
@@ -33,6 +36,9 @@ describe('/metrics', () => {
     const after = await scrape();
     expect(value(after, allow) - value(before, allow)).toBe(2);
     expect(value(after, unregistered) - value(before, unregistered)).toBe(1);
+    expect(value(after, byCluster) - value(before, byCluster)).toBe(2);
+    expect(value(after, beforePolicies) - value(before, beforePolicies)).toBe(1);
+    expect(after).not.toMatch(/arbiter_tier_decisions_total\{[^}]*namespace=/);
     expect(value(after, 'arbiter_decision_duration_seconds_count')).toBeGreaterThanOrEqual(3);
     expect(value(after, 'arbiter_audit_append_duration_seconds_count')).toBeGreaterThan(
       value(before, 'arbiter_audit_append_duration_seconds_count'),

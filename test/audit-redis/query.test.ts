@@ -6,6 +6,10 @@ import { decisionEvent } from './support/events.js';
 
 type Filters = Omit<AuditQuery, 'order' | 'limit' | 'after'>;
 
+/** An actor `team-a/bot` is of namespace team-a. */
+const inNamespace = (e: AuditEntry, namespace: string | undefined) =>
+  namespace === undefined || e.actor_id?.startsWith(`${namespace}/`) === true;
+
 /** The reference answer: filter every entry in memory. */
 function expected(all: AuditEntry[], filters: Filters, order: 'asc' | 'desc'): number[] {
   const since = filters.since ? Date.parse(filters.since) : -Infinity;
@@ -21,6 +25,7 @@ function expected(all: AuditEntry[], filters: Filters, order: 'asc' | 'desc'): n
         Date.parse(e.timestamp) >= since &&
         Date.parse(e.timestamp) <= until,
     )
+    .filter((e) => inNamespace(e, filters.namespace))
     .map((e) => e.seq);
   return order === 'asc' ? seqs : seqs.reverse();
 }
@@ -46,7 +51,17 @@ const CASES: Filters[] = [
   { until: at(0) },
   { since: at(59) },
   { capability: 'db.read', since: at(20), until: at(20) },
+  { namespace: 'team-a' },
+  { namespace: 'team-b', capability: 'db.write' },
+  { namespace: 'team-a', actor_id: 'team-a/bot', since: at(10) },
+  { namespace: 'team-a', outcome: 'DENY', event_type: 'governance.decision', until: at(40) },
+  { namespace: 'agent-1' },
+  { namespace: 'nobody' },
 ];
+
+/** Some actors namespaced (`team-a/bot`), so that the namespace filter has something to select. */
+const actorOf = (n: number) =>
+  [`agent-${n % 3}`, 'team-a/bot', 'team-a/other', 'team-b/bot', `agent-${n % 3}`][n % 5]!;
 
 describe('Redis audit log: filtered queries and paging', () => {
   let server: RedisServer;
@@ -68,6 +83,7 @@ describe('Redis audit log: filtered queries and paging', () => {
               timestamp: at((n * 37) % 60),
             })
           : decisionEvent(n, {
+              actor_id: actorOf(n),
               timestamp: at((n * 37) % 60),
               ...(n % 7 === 0 ? { decision_id: 'dec-shared' } : {}),
             }),
@@ -122,6 +138,39 @@ describe('Redis audit log: filtered queries and paging', () => {
         code: 'INVALID_REQUEST',
         message: `${bound} is not an ISO 8601 time: yesterday`,
       });
+    }
+  });
+});
+
+describe('Redis audit log: a log written before the namespace indexes', () => {
+  it('gets them built when opened, and keeps them as it is appended to', async () => {
+    const server = await startRedisServer();
+    const keyPrefix = 'older:{audit}';
+    try {
+      const first = await openRedisAuditLog({ redis: server.url, keyPrefix });
+      for (let n = 0; n < 6; n++) await first.append(decisionEvent(n, { actor_id: actorOf(n) }));
+      const keys = first.keys;
+      await first.close();
+      // As an older version left it: no namespace index, no mark that they were built.
+      const { Redis } = await import('ioredis');
+      const raw = new Redis(server.url);
+      const namespaceKeys = await raw.keys(`${keyPrefix}:idx:namespace*`);
+      expect(namespaceKeys.length).toBeGreaterThan(1);
+      await raw.del(...namespaceKeys);
+      raw.disconnect();
+      expect(keys.namespaceIndexesBuilt).toBe(`${keyPrefix}:idx:namespace-built`);
+
+      const reopened = await openRedisAuditLog({ redis: server.url, keyPrefix });
+      try {
+        await reopened.append(decisionEvent(6, { actor_id: 'team-a/late' }));
+        const page = await reopened.query({ namespace: 'team-a', order: 'asc', limit: 50 });
+        expect(page.entries.map((e) => e.actor_id)).toEqual(['team-a/bot', 'team-a/other', 'team-a/late']);
+        expect(page.total).toBe(3);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await server.dispose();
     }
   });
 });

@@ -10,7 +10,7 @@ import {
   type ArbiterProcess,
 } from '../support/arbiter-process.js';
 import { keygenWitness, type KeygenWitness } from '../support/keygen-witness.js';
-import { collectErrors, launchChromium } from './support/browser.js';
+import { consoleSignedIn } from './support/browser.js';
 
 const ORIGIN = 'arbiter.test/console-keys';
 const WITNESS = 'witness.security.example.com';
@@ -57,14 +57,7 @@ describe('the console says which checkpoint signatures it verified, and with wha
     });
     expect(answer.status).toBe(200);
     decisionId = answer.body.decision_id;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    errors = collectErrors(page);
-    await page.goto(`${arbiter.url}/console/`);
-    await page.getByLabel('API key or bearer token').fill(KEYS.auditor);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    ({ browser, page, errors } = await consoleSignedIn(arbiter.url, KEYS.auditor));
   });
 
   afterAll(async () => {

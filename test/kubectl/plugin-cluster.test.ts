@@ -67,21 +67,26 @@ describeWithControlPlane(
       );
     });
 
-    it('--namespace overrides the context; a namespace without the Service is named in the error', async () => {
-      const result = await plugin(adminKubeconfig, 'pending', '-n', 'default');
+    it('--arbiter-namespace overrides the context; a namespace without the Service is named in the error', async () => {
+      const result = await plugin(adminKubeconfig, 'pending', '--arbiter-namespace', 'default');
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
         'error: no Arbiter Service in namespace "default" (none labelled app.kubernetes.io/name=arbiter); ' +
-          'name the namespace with --namespace, the Service with --service NAME, or Arbiter with --server URL\n',
+          'name the namespace with --arbiter-namespace, the Service with --service NAME, or Arbiter with --server URL\n',
       );
     });
 
     it('a Service whose pods are not running, two releases in a namespace, a missing --service', async () => {
-      const notRunning = await plugin(adminKubeconfig, 'verify', '-n', NOT_RUNNING_NAMESPACE);
+      const notRunning = await plugin(
+        adminKubeconfig,
+        'verify',
+        '--arbiter-namespace',
+        NOT_RUNNING_NAMESPACE,
+      );
       expect(notRunning.stderr).toBe(
         `error: no running pod behind Service ${NOT_RUNNING_NAMESPACE}/arbiter (pods: arbiter-0 (Pending))\n`,
       );
-      const two = await plugin(adminKubeconfig, 'verify', '-n', TWO_RELEASES_NAMESPACE);
+      const two = await plugin(adminKubeconfig, 'verify', '--arbiter-namespace', TWO_RELEASES_NAMESPACE);
       expect(two.stderr).toBe(
         `error: 2 Arbiter Services in namespace "${TWO_RELEASES_NAMESPACE}" (blue-arbiter, green-arbiter): ` +
           'choose one with --service NAME\n',
@@ -89,7 +94,7 @@ describeWithControlPlane(
       const chosen = await plugin(
         adminKubeconfig,
         'verify',
-        '-n',
+        '--arbiter-namespace',
         TWO_RELEASES_NAMESPACE,
         '--service',
         'green-arbiter',

@@ -37,7 +37,7 @@ describe('kubectl arbiter: the command line', () => {
     expect(alone.code).toBe(2);
     expect(alone.stderr).toBe('');
     expect(alone.stdout).toMatch(/^Usage: kubectl arbiter audit <command> \[flags\]\n/);
-    expect(alone.stdout).toContain('\n  audit tail [--event-type TYPE] [-o json]');
+    expect(alone.stdout).toContain('\n  audit tail [--event-type TYPE] [-n NAMESPACE | -A] [-o json]');
     expect(alone.stdout).not.toContain('  pending');
     expect(await plugin('audit', '--help')).toEqual({ code: 0, stdout: alone.stdout, stderr: '' });
   });

@@ -31,6 +31,8 @@ export interface DecisionView {
   timestamp: string;
   audit_ref: string;
   confirmation_token?: string;
+  /** The actor's namespace (`team-a/bot`); null for cluster actors; absent from older servers. */
+  namespace?: string | null;
   audit: {
     status: 'not_required' | 'pending' | 'approved' | 'denied' | 'expired';
     expires_at: string | null;

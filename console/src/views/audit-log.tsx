@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { parseNamespacedActorId } from '../../../src/model/namespaced-actor-id.js';
 import { followAuditFeed, type FeedState } from '../api/live-feed.js';
 import type { Query } from '../api/client.js';
 import { EVENT_TYPES, OUTCOMES, type AuditEntry, type Page } from '../api/types.js';
@@ -15,6 +16,7 @@ import { useFilteredList } from '../use-filtered-list.js';
 
 const FIELDS: FilterField[] = [
   { name: 'event_type', label: 'Event type', kind: 'choice', choices: EVENT_TYPES },
+  { name: 'namespace', label: 'Namespace', kind: 'text' },
   { name: 'actor_id', label: 'Actor', kind: 'text' },
   { name: 'capability', label: 'Capability', kind: 'text' },
   { name: 'outcome', label: 'Outcome', kind: 'choice', choices: OUTCOMES },
@@ -23,12 +25,18 @@ const FIELDS: FilterField[] = [
   { name: 'until', label: 'To', kind: 'time' },
 ];
 const FILTERED_FIELDS = ['event_type', 'actor_id', 'capability', 'outcome', 'decision_id'] as const;
+
+/** An entry's namespace, its actor's (`team-a/bot`): entries are served as hashed, naming none. */
+function namespaceOf(entry: AuditEntry): string | null {
+  return entry.actor_id === null ? null : (parseNamespacedActorId(entry.actor_id)?.namespace ?? null);
+}
 /** The live tail keeps this many entries on screen. */
 const TAIL_LENGTH = 200;
 
 /** Whether a streamed entry passes the filters, as the server would have filtered it. */
 function matches(entry: AuditEntry, query: Query): boolean {
   if (FILTERED_FIELDS.some((f) => query[f] && entry[f] !== query[f])) return false;
+  if (query.namespace && namespaceOf(entry) !== query.namespace) return false;
   return (!query.since || entry.timestamp >= query.since) && (!query.until || entry.timestamp <= query.until);
 }
 
@@ -61,6 +69,7 @@ function EntryRows({ entries, fresh }: { entries: AuditEntry[]; fresh?: boolean 
           <td class="number">{e.seq}</td>
           <td>{formatTime(e.timestamp)}</td>
           <td>{e.event_type}</td>
+          <td data-column="namespace">{namespaceOf(e) ?? '—'}</td>
           <td>{e.actor_id ?? '—'}</td>
           <td>{e.capability ?? '—'}</td>
           <td>
@@ -115,7 +124,17 @@ export function AuditLogView() {
           <>
             <DataTable
               caption={<>Audit entries, newest first{tail ? '; new entries appear at the top' : ''}</>}
-              columns={['Seq', 'Time', 'Event', 'Actor', 'Capability', 'Outcome', 'Decision', 'Details']}
+              columns={[
+                'Seq',
+                'Time',
+                'Event',
+                'Namespace',
+                'Actor',
+                'Capability',
+                'Outcome',
+                'Decision',
+                'Details',
+              ]}
             >
               {pages.page === 1 && (
                 <EntryRows

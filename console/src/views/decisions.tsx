@@ -14,6 +14,7 @@ import { useFilteredList } from '../use-filtered-list.js';
 import { useFetch } from '../use-fetch.js';
 
 const FIELDS: FilterField[] = [
+  { name: 'namespace', label: 'Namespace', kind: 'text' },
   { name: 'actor_id', label: 'Actor', kind: 'text' },
   { name: 'capability', label: 'Capability', kind: 'text' },
   { name: 'outcome', label: 'Outcome', kind: 'choice', choices: OUTCOMES },
@@ -71,7 +72,7 @@ export function DecisionsView() {
           <>
             <DataTable
               caption="Decisions, newest first"
-              columns={['Time', 'Actor', 'Capability', 'Outcome', 'Risk', 'Review', 'Reason']}
+              columns={['Time', 'Namespace', 'Actor', 'Capability', 'Outcome', 'Risk', 'Review', 'Reason']}
             >
               {page.decisions.map((d) => (
                 <tr key={d.decision_id} data-decision-id={d.decision_id}>
@@ -80,6 +81,7 @@ export function DecisionsView() {
                       {formatTime(d.timestamp)}
                     </a>
                   </td>
+                  <td data-column="namespace">{d.namespace ?? '—'}</td>
                   <td>{d.audit.actor_id}</td>
                   <td>{d.audit.capability}</td>
                   <td>

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import type { AuditEntry, AuditQuery, RetainedRange } from '../../audit/audit-log.js';
 import { storedText } from '../../audit/chain.js';
+import { entryNamespace } from '../../audit/entry-namespace.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
-import type { EventType, Outcome } from '../../model/index.js';
+import { decidingTier, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
@@ -23,6 +24,7 @@ type AuditQueryParams = Partial<
     | 'since'
     | 'until'
     | 'event_type'
+    | 'namespace'
     | 'order'
     | 'limit'
     | 'cursor',
@@ -61,6 +63,7 @@ export function entryView(entry: AuditEntry) {
     seq: entry.seq,
     event_type: entry.event_type,
     timestamp: entry.timestamp,
+    // No namespace here: the entry is served as it was hashed (the ?namespace= filter reads actor_id).
     actor_id: entry.actor_id,
     capability: entry.capability,
     outcome: entry.outcome,
@@ -83,6 +86,7 @@ function filtersOf(query: AuditQueryParams): Omit<AuditQuery, 'limit' | 'order'>
     ...(query.outcome ? { outcome: query.outcome as Outcome } : {}),
     ...(query.decision_id ? { decision_id: query.decision_id } : {}),
     ...(query.event_type ? { event_type: query.event_type as EventType } : {}),
+    ...(query.namespace ? { namespace: query.namespace } : {}),
     ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
     ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
   };
@@ -97,10 +101,12 @@ function trailView(
   const { evaluation } = record.data;
   return {
     decision_id: record.decision.decision_id,
+    namespace: entryNamespace(record.entry),
     request: record.data.request,
     evaluation: {
       capability_check: evaluation.capability_check,
       authority_check: evaluation.authority_check,
+      tier: decidingTier(evaluation),
       risk_score: evaluation.risk_score,
       risk_threshold: evaluation.risk_threshold,
       policies_evaluated: evaluation.policies_evaluated,

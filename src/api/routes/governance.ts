@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { mayActAs, proposerNames, type Principal } from '../../auth/index.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
+import { entryNamespace } from '../../audit/entry-namespace.js';
 import type { Reviewer } from '../../governance/decision-service.js';
 import { ArbiterError, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
@@ -35,6 +36,8 @@ const validateExecution = compileValidator<{
 export function decisionView(record: DecisionRecord) {
   return {
     ...record.decision,
+    // Its actor's namespace (`team-a/bot`); null for cluster actors.
+    namespace: entryNamespace(record.entry),
     audit: {
       status: record.status,
       expires_at: record.data.expires_at ?? null,
@@ -92,6 +95,8 @@ export function governanceRoutes(deps: ApiDependencies): Router {
       query.outcome,
       query.since,
       query.until,
+      // Only when set, so that cursors of queries without it stay valid.
+      ...(query.namespace ? [query.namespace] : []),
     ]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
     const page = await deps.audit.query({
@@ -99,6 +104,7 @@ export function governanceRoutes(deps: ApiDependencies): Router {
       ...(query.actor_id ? { actor_id: query.actor_id } : {}),
       ...(query.capability ? { capability: query.capability } : {}),
       ...(query.outcome ? { outcome: query.outcome as Outcome } : {}),
+      ...(query.namespace ? { namespace: query.namespace } : {}),
       ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
       ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
       order: 'desc',

@@ -1,5 +1,11 @@
 import type { AuditEntry, AuditQuery } from '../audit-log.js';
-import { EQUALITY_FILTERS, equalityFiltersOf, timeBoundsOf, type EqualityFilter } from '../query-match.js';
+import {
+  EQUALITY_FILTERS,
+  equalityFiltersOf,
+  filterValue,
+  timeBoundsOf,
+  type EqualityFilter,
+} from '../query-match.js';
 import { listView, rangeView, type PositionView } from './position-view.js';
 import { containsSorted, lowerBound, upperBound } from './sorted-search.js';
 import { TimeIndex } from './time-index.js';
@@ -47,8 +53,8 @@ export class EntryIndex {
     this.lengths.push(length);
     if (!this.byId.has(entry.id)) this.byId.set(entry.id, position);
     for (const [field, values] of this.byField) {
-      const value: unknown = entry[field];
-      if (typeof value !== 'string') continue;
+      const value = filterValue(entry, field);
+      if (value === null) continue;
       const list = values.get(value);
       if (list) list.push(position);
       else values.set(value, [position]);

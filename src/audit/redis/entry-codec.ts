@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../audit-log.js';
 import { storedBytes } from '../chain.js';
 import { parseEntryLine } from '../entry-shape.js';
+import { filterValue } from '../query-match.js';
 import { INDEXED_FIELDS, type RedisAuditKeys } from './redis-keys.js';
 
 /** Field of a stream entry that holds the entry as JSON. */
@@ -50,7 +51,7 @@ export function storedEntry(fields: readonly string[]): AuditEntry | undefined {
 export function indexKeysOf(keys: RedisAuditKeys, entry: AuditEntry): string[] {
   const out: string[] = [];
   for (const field of INDEXED_FIELDS) {
-    const value = entry[field];
+    const value = filterValue(entry, field);
     if (value !== null) out.push(keys.index(field, value));
   }
   return out;

@@ -1,3 +1,4 @@
+import { buildNamespaceIndexes } from './namespace-indexes.js';
 import { Redis, type RedisOptions } from 'ioredis';
 import { connectRedis } from '../../redis/redis-connection.js';
 import { ArbiterError, AuditUnavailableError, randomUuid } from '../../model/index.js';
@@ -123,6 +124,7 @@ export async function openRedisAuditLog(options: RedisAuditLogOptions): Promise<
   try {
     await withTimeout(connection.connect(), settings.connectTimeoutMs, 'Redis connect');
     const head = await readHead(connection, keys);
+    await buildNamespaceIndexes(connection, keys);
     const log = new RedisAuditLog(connection, keys, head, settings);
     await log.start();
     return log;

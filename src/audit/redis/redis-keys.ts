@@ -1,12 +1,14 @@
+import { EQUALITY_FILTERS, type EqualityFilter } from '../query-match.js';
+
 /** Default key prefix; the braces are a Redis Cluster hash tag so every key of the log shares one slot. */
 export const DEFAULT_KEY_PREFIX = 'arbiter:{audit}';
 
 /** Tree records per Redis string: 2 MiB each, far below Redis's 512 MB limit on a string. */
 export const TREE_CHUNK_RECORDS = 65536;
 
-/** Query filters kept as Redis indexes (sorted sets of seq). */
-export const INDEXED_FIELDS = ['actor_id', 'capability', 'outcome', 'decision_id', 'event_type'] as const;
-export type IndexedField = (typeof INDEXED_FIELDS)[number];
+/** Query filters kept as Redis indexes (sorted sets of seq): all equality filters (query-match.ts). */
+export const INDEXED_FIELDS = EQUALITY_FILTERS;
+export type IndexedField = EqualityFilter;
 
 /** Index keys kept per field; past this many values (say, actors), they start over. */
 const KEPT_INDEX_KEYS = 10_000;
@@ -84,7 +86,16 @@ export class RedisAuditKeys {
     capability: new Map(),
     outcome: new Map(),
     event_type: new Map(),
+    namespace: new Map(),
   };
+
+  /**
+   * Set once the namespace indexes hold every entry: a log written before they existed
+   * gets them built from its actor indexes when it is opened (namespace-indexes.ts).
+   */
+  get namespaceIndexesBuilt(): string {
+    return `${this.prefix}:idx:namespace-built`;
+  }
 
   /**
    * The Merkle tree's nodes, 32-byte records in append order (merkle/tree-layout.ts), in

@@ -27,3 +27,19 @@ export function collectErrors(page: Page): string[] {
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
   return errors;
 }
+
+/** A Chromium page on the console at `url`, signed in with `key`, and the errors it reports. */
+export async function consoleSignedIn(
+  url: string,
+  key: string,
+): Promise<{ browser: Browser; page: Page; errors: string[] }> {
+  const browser = await launchChromium();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(10_000);
+  const errors = collectErrors(page);
+  await page.goto(`${url}/console/`);
+  await page.getByLabel('API key or bearer token').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return { browser, page, errors };
+}
