@@ -5,6 +5,7 @@ import {
   type Evaluation,
   type Observations,
   type Outcome,
+  type RiskLevel,
   type Proposal,
   type RuleEvaluation,
   type ShadowDecision,
@@ -79,7 +80,11 @@ export function evaluateProposal(
   const authority = checkAuthority(snapshot, proposal, now, capabilityResult.capability, namespace);
   if (!authority.ok) return deny(authority.reason, { ...trail, authority_check: authority.code });
 
-  const decision = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant, namespace);
+  const decided = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant, namespace);
+  const decision =
+    namespace !== undefined && decided.outcome === 'ESCALATE'
+      ? withCapabilityRiskLevel(decided, capabilityResult.capability.spec.riskLevel)
+      : decided;
   const limit = authority.grant.constraints.rateLimit;
   return done(
     decision,
@@ -91,6 +96,11 @@ export function evaluateProposal(
         }
       : null,
   );
+}
+
+/** What a review of a namespaced actor's escalation weighs, recorded with it (governance/review-namespace.ts). */
+function withCapabilityRiskLevel(decided: EngineDecision, level: RiskLevel): EngineDecision {
+  return { ...decided, evaluation: { ...decided.evaluation, capability_risk_level: level } };
 }
 
 /**

@@ -8,3 +8,4 @@ export * from './subject-username.js';
 export * from './random-uuid.js';
 export * from './namespaced-actor-id.js';
 export * from './tenancy-schemas.js';
+export * from './record-namespace.js';

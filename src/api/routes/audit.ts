@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AuditEntry, AuditQuery, RetainedRange } from '../../audit/audit-log.js';
 import { storedText } from '../../audit/chain.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
-import type { EventType, Outcome } from '../../model/index.js';
+import { recordNamespace, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
@@ -11,6 +11,7 @@ import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { archiveBodySchema, auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
 import { latestInclusionProof, type inclusionProofView } from '../signed-tree.js';
 import { compileValidator } from '../validation.js';
+import { requireVisible, visibilityOfRequest, visiblePage } from '../visible-records.js';
 
 type InclusionProofView = ReturnType<typeof inclusionProofView>;
 
@@ -150,8 +151,11 @@ function trailView(
 export function auditRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const guard = makeGuard(deps);
+  // Routes that show each caller only its namespaces' entries; the others (verify, export,
+  // proofs, checkpoints) are about the whole log and need cluster scope.
+  const readEntries = guard('audit:read', { perNamespace: true });
 
-  router.get('/audit/events', guard('audit:read'), async (req, res) => {
+  router.get('/audit/events', readEntries, async (req, res) => {
     const query = validateEventsQuery(stringQuery(req));
     const eventType = query.event_type as EventType | undefined;
     if (wantsEventStream(req)) {
@@ -166,12 +170,16 @@ export function auditRoutes(deps: ApiDependencies): Router {
     const scope = JSON.stringify(['events', eventType]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
     const [page, retained] = await Promise.all([
-      deps.audit.query({
-        ...(eventType ? { event_type: eventType } : {}),
-        order: 'desc',
-        limit,
-        ...(after === undefined ? {} : { after }),
-      }),
+      visiblePage(
+        deps.audit,
+        {
+          ...(eventType ? { event_type: eventType } : {}),
+          order: 'desc',
+          limit,
+          ...(after === undefined ? {} : { after }),
+        },
+        visibilityOfRequest(req),
+      ),
       deps.audit.retained(),
     ]);
     res.json({
@@ -182,7 +190,7 @@ export function auditRoutes(deps: ApiDependencies): Router {
     });
   });
 
-  router.get('/audit/log', guard('audit:read'), async (req, res) => {
+  router.get('/audit/log', readEntries, async (req, res) => {
     const query = validateAuditQuery(stringQuery(req));
     const limit = parseLimit(query.limit);
     const filters = filtersOf(query);
@@ -190,12 +198,11 @@ export function auditRoutes(deps: ApiDependencies): Router {
     const scope = JSON.stringify(['log', order, filters]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
     const [page, retained] = await Promise.all([
-      deps.audit.query({
-        ...filters,
-        order,
-        limit,
-        ...(after === undefined ? {} : { after }),
-      }),
+      visiblePage(
+        deps.audit,
+        { ...filters, order, limit, ...(after === undefined ? {} : { after }) },
+        visibilityOfRequest(req),
+      ),
       deps.audit.retained(),
     ]);
     res.json({
@@ -246,8 +253,10 @@ export function auditRoutes(deps: ApiDependencies): Router {
     res.json(result);
   });
 
-  router.get('/audit/log/:decision_id', guard('audit:read'), async (req, res) => {
-    const record = await deps.decisions.get(String(req.params.decision_id));
+  router.get('/audit/log/:decision_id', readEntries, async (req, res) => {
+    const id = String(req.params.decision_id);
+    const record = await deps.decisions.get(id);
+    await requireVisible(visibilityOfRequest(req), recordNamespace(record.entry), `no decision ${id}`);
     const [verified, proof] = await Promise.all([
       deps.audit.isVerified(record.entry.seq),
       latestInclusionProof(deps.audit, record.entry.seq),
