@@ -9,7 +9,7 @@ import { resolveBinaries } from '../env/binaries.js';
 import { eventually, startController } from '../operator/support/operator-env.js';
 import { call, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
 import { controllerClusterRole, REPO, renderChart, type KubeObject } from './support/render-chart.js';
-import { governanceObject, OBJECT_PATHS, RBAC_API } from './support/rbac-objects.js';
+import { governanceObject, lowRiskCapability, OBJECT_PATHS, RBAC_API } from './support/rbac-objects.js';
 import { create } from '../env/control-plane-clients.js';
 
 const NAMESPACE = 'arbiter-system';
@@ -124,14 +124,7 @@ describeWithControlPlane(
       });
 
       for (const capability of ['deploy.production', 'payments.transfer'])
-        await create(
-          cp,
-          `${API}/capabilities`,
-          governanceObject('Capability', capability.replace('.', '-'), {
-            name: capability,
-            riskLevel: 'low',
-          }),
-        );
+        await create(cp, `${API}/capabilities`, lowRiskCapability(capability));
       await create(
         cp,
         `${API}/actorgrants`,

@@ -15,3 +15,8 @@ export const OBJECT_PATHS: Record<string, (o: KubeObject) => string> = {
 export function governanceObject(kind: string, name: string, spec: unknown) {
   return { apiVersion: 'governance.arbiter.dev/v1alpha1', kind, metadata: { name }, spec };
 }
+
+/** A Capability of low risk, named after the capability (`deploy.production` -> deploy-production). */
+export function lowRiskCapability(name: string) {
+  return governanceObject('Capability', name.replace('.', '-'), { name, riskLevel: 'low' });
+}
