@@ -83,7 +83,7 @@ describeWithControlPlane(
     beforeAll(async () => {
       const cp = controlPlane();
       await installCrds(cp);
-      for (const name of [NAMESPACE, 'ops', 'agents'])
+      for (const name of [NAMESPACE, 'ops', 'agents', 'team-a', 'team-b'])
         await create(cp, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
       // The chart's ServiceAccount and RBAC (controller roles, reviewer and auditor roles).
