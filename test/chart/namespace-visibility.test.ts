@@ -278,6 +278,10 @@ describeWithControlPlane(
 
     it('limits an API key with namespaces: [team-a] to team A’s records and actors, and refuses cluster routes', async () => {
       const key = { key: 'team-a-ci-key' };
+      expect((await call(arbiter.url, 'GET', '/api/v1/auth/whoami', key)).body).toMatchObject({
+        principal: 'team-a-ci',
+        namespaces: ['team-a'],
+      });
       const listed = await call(arbiter.url, 'GET', '/api/v1/governance/decisions?limit=100', key);
       expect(listed.status, JSON.stringify(listed.body)).toBe(200);
       expect(listed.body.decisions.map((d: { decision_id: string }) => d.decision_id).sort()).toEqual(
