@@ -1,5 +1,5 @@
 import type { IndexedDelegation } from '../index/index.js';
-import { riskLevelAtMost, type CapabilitySpec } from '../model/index.js';
+import { RISK_LEVELS, type CapabilitySpec } from '../model/index.js';
 
 export type DelegationResult =
   { ok: true } | { ok: false; code: 'no_delegation' | 'outside_delegation'; reason: string };
@@ -28,7 +28,7 @@ export function checkDelegation(
   });
   if (!coversCapability(capabilities, capability.name))
     return refuse(`Delegation ${delegation.name} covers only ${capabilities.join(', ') || 'nothing'}`);
-  if (!riskLevelAtMost(capability.riskLevel, maxRiskLevel))
+  if (RISK_LEVELS.indexOf(capability.riskLevel) > RISK_LEVELS.indexOf(maxRiskLevel))
     return refuse(
       `its risk level ${capability.riskLevel} is above ${maxRiskLevel}, the most Delegation ${delegation.name} allows`,
     );
