@@ -12,6 +12,12 @@ import { requireScope, type Authenticator, type RbacRequest } from './authentica
 
 const ALICE: KubernetesUser = { username: 'alice', groups: ['reviewers'] };
 const READER: Principal = { name: 'reader', scopes: new Set(['governance:read']) };
+/** An API key limited to namespace team-a. */
+const TEAM_A_KEY: Principal = {
+  name: 'team-a-ci',
+  scopes: new Set(['governance:read', 'governance:review']),
+  namespaces: new Set(['team-a']),
+};
 /** A Kubernetes user Arbiter knows nothing about: no scope, RBAC decides. */
 const alice: Principal = { name: 'kubernetes:alice', scopes: new Set(), kubernetes: ALICE };
 /** A bound ServiceAccount: may propose, RBAC decides the rest. */
@@ -27,7 +33,7 @@ const planner: Principal = {
  */
 function setup(options: { cluster?: boolean; allowed?: string[]; rbacFails?: boolean } = {}) {
   const asked: ResourceAttributes[] = [];
-  const keys: Record<string, Principal> = { reader: READER };
+  const keys: Record<string, Principal> = { reader: READER, team: TEAM_A_KEY };
   const tokens: Record<string, Principal> = { alice, planner };
   const authenticator: Authenticator = {
     authenticate: (credential) => keys[credential] ?? (credential === 'planner' ? planner : undefined),
@@ -40,7 +46,8 @@ function setup(options: { cluster?: boolean; allowed?: string[]; rbacFails?: boo
               asked.push(attributes);
               if (options.rbacFails)
                 return Promise.reject(new ArbiterError('UNAVAILABLE', 'SubjectAccessReview failed'));
-              const key = `${user.username}|${attributes.verb}|${attributes.resource}|${attributes.name ?? ''}`;
+              const where = attributes.namespace === undefined ? '' : `@${attributes.namespace}`;
+              const key = `${user.username}|${attributes.verb}|${attributes.resource}|${attributes.name ?? ''}${where}`;
               return Promise.resolve((options.allowed ?? []).includes(key));
             },
           },
@@ -63,9 +70,15 @@ function setup(options: { cluster?: boolean; allowed?: string[]; rbacFails?: boo
     try {
       await requireScope(authenticator, limiter, scope, () => 0, request)(req, res, () => (passed = true));
     } catch (err) {
-      return { passed, err: err as ArbiterError, headers, principal: req.principal };
+      return {
+        passed,
+        err: err as ArbiterError,
+        headers,
+        principal: req.principal,
+        visibility: req.visibility,
+      };
     }
-    return { passed, err: undefined, headers, principal: req.principal };
+    return { passed, err: undefined, headers, principal: req.principal, visibility: req.visibility };
   };
   return { run, asked, limiter };
 }
@@ -166,5 +179,77 @@ describe('requireScope with RBAC for Kubernetes users', () => {
     expect(refused.err?.code).toBe('FORBIDDEN');
     expect(refused.headers['X-RateLimit-Remaining']).toBeUndefined();
     expect(limiter.take('kubernetes:alice', 0).remaining).toBe(999);
+  });
+});
+
+describe('requireScope per namespace (issue #38)', () => {
+  const review = (namespace: string | undefined): RbacRequest => ({
+    verb: 'approve',
+    name: () => Promise.resolve('deploy'),
+    namespace: () => Promise.resolve(namespace),
+    perNamespace: true,
+  });
+
+  it("lets a review through that RBAC allows in the decision's review namespace, after asking at cluster scope", async () => {
+    const { run, asked } = setup({ allowed: ['alice|approve|decisions|deploy@team-a'] });
+    const { passed, err } = await run('governance:review', 'alice', { id: '1' }, review('team-a'));
+    expect(err).toBeUndefined();
+    expect(passed).toBe(true);
+    expect(asked.map((a) => a.namespace ?? 'cluster')).toEqual(['cluster', 'team-a']);
+  });
+
+  it('refuses a review allowed only in another namespace, or with no review namespace, naming where it asked', async () => {
+    const { run } = setup({ allowed: ['alice|approve|decisions|deploy@team-b'] });
+    const other = await run('governance:review', 'alice', { id: '1' }, review('team-a'));
+    expect(other.passed).toBe(false);
+    expect(other.err).toMatchObject({
+      code: 'FORBIDDEN',
+      message:
+        '"kubernetes:alice" lacks the scope governance:review, and RBAC does not let user "alice" approve decisions.governance.arbiter.dev "deploy", neither at cluster scope nor in namespace team-a',
+    });
+    const clusterOnly = await run('governance:review', 'alice', { id: '1' }, review(undefined));
+    expect(clusterOnly.err?.code).toBe('FORBIDDEN');
+  });
+
+  it('lets a read through without cluster scope, seeing the namespaces RBAC allows and never records of none', async () => {
+    const { run } = setup({ allowed: ['alice|list|decisions|@team-a'] });
+    const { passed, visibility } = await run('governance:read', 'alice', {}, { perNamespace: true });
+    expect(passed).toBe(true);
+    expect(visibility?.all).toBe(false);
+    expect(await visibility!.sees('team-a')).toBe(true);
+    expect(await visibility!.sees('team-b')).toBe(false);
+    expect(await visibility!.sees(undefined)).toBe(false);
+    // Where the route does not filter, no cluster scope is still a refusal.
+    expect((await run('governance:read', 'alice')).err?.code).toBe('FORBIDDEN');
+  });
+
+  it('sees everything with cluster scope', async () => {
+    const { run } = setup({ allowed: ['alice|list|decisions|'] });
+    const { visibility } = await run('governance:read', 'alice', {}, { perNamespace: true });
+    expect(visibility?.all).toBe(true);
+  });
+
+  it('limits a key with namespaces to routes that filter, its namespaces, and its reviews', async () => {
+    const { run, asked } = setup();
+    const cluster = await run('governance:read', 'team');
+    expect(cluster.err).toMatchObject({
+      code: 'FORBIDDEN',
+      message: 'key "team-a-ci" is limited to the namespaces team-a; this route is about the whole cluster',
+    });
+    const read = await run('governance:read', 'team', {}, { perNamespace: true });
+    expect(read.passed).toBe(true);
+    expect([await read.visibility!.sees('team-a'), await read.visibility!.sees('team-b')]).toEqual([
+      true,
+      false,
+    ]);
+    expect((await run('governance:review', 'team', { id: '1' }, review('team-a'))).passed).toBe(true);
+    expect((await run('governance:review', 'team', { id: '1' }, review('team-b'))).err?.code).toBe(
+      'FORBIDDEN',
+    );
+    expect((await run('governance:review', 'team', { id: '1' }, review(undefined))).err?.code).toBe(
+      'FORBIDDEN',
+    );
+    // A key is never sent to the API server.
+    expect(asked).toEqual([]);
   });
 });

@@ -5,9 +5,14 @@ import {
   rbacAttributes,
   readVerb,
   RBAC_SCOPES,
+  SEES_EVERYTHING,
+  seesNamespaces,
+  seesNamespacesRbacAllows,
+  visibilityOf,
   type KeyRateLimiter,
   type Principal,
   type RbacAuthority,
+  type RecordVisibility,
   type Scope,
 } from '../auth/index.js';
 import { ArbiterError } from '../model/index.js';
@@ -91,27 +96,72 @@ export interface RbacRequest {
   verb?: string;
   /** The resourceName RBAC rules may be limited to, e.g. the decision's capability. */
   name?: (req: Request) => Promise<string>;
+  /**
+   * The namespace whose RoleBindings may allow this too (a review a namespace's reviewers
+   * may settle), undefined when only cluster scope may. A key limited to namespaces needs
+   * it to be one of them.
+   */
+  namespace?: (req: Request) => Promise<string | undefined>;
+  /**
+   * The route shows each caller only the records it may see (req.visibility), or checks
+   * the namespace itself: callers limited to namespaces may call it. Every other route is
+   * about the whole cluster and refuses them.
+   */
+  perNamespace?: boolean;
+}
+
+function clusterRouteRefused(principal: Principal): ArbiterError {
+  const namespaces = [...(principal.namespaces ?? [])].join(', ');
+  return new ArbiterError(
+    'FORBIDDEN',
+    `key "${principal.name}" is limited to the namespaces ${namespaces}; this route is about the whole cluster`,
+  );
+}
+
+/** Step 2 for a principal with the scope: its key's namespaces, when limited, must allow the route. */
+async function permitByKey(
+  principal: Principal,
+  request: RbacRequest,
+  req: Request,
+): Promise<RecordVisibility> {
+  if (!principal.namespaces) return SEES_EVERYTHING;
+  if (!request.perNamespace) throw clusterRouteRefused(principal);
+  if (request.namespace) {
+    const namespace = await request.namespace(req);
+    if (namespace === undefined || !principal.namespaces.has(namespace)) throw clusterRouteRefused(principal);
+  }
+  return visibilityOf(principal);
 }
 
 /**
  * Step 2 for a principal without the scope: RBAC's answer for its Kubernetes user, when
- * RBAC can grant the scope at all; FORBIDDEN otherwise. UNAVAILABLE when the API server
- * cannot answer (fail closed).
+ * RBAC can grant the scope at all; FORBIDDEN otherwise. Cluster scope allows everything;
+ * else a review may be allowed in its namespace (request.namespace), and a route that
+ * filters records lets the caller see those of the namespaces RBAC allows. UNAVAILABLE
+ * when the API server cannot answer (fail closed).
  */
 async function permitByRbac(
   rbac: RbacAuthority | undefined,
   principal: Principal,
   scope: Scope,
   verb: string,
-  name: () => Promise<string | undefined>,
-): Promise<void> {
+  request: RbacRequest,
+  req: Request,
+): Promise<RecordVisibility> {
   const user = principal.kubernetes;
   if (!rbac || !user || !rbacAttributes(scope, verb)) throw lacksScope(principal, scope);
-  const attributes = rbacAttributes(scope, verb, await name())!;
-  if (await rbac.allows(user, attributes)) return;
+  const name = await request.name?.(req);
+  const attributes = rbacAttributes(scope, verb, name)!;
+  if (await rbac.allows(user, attributes)) return SEES_EVERYTHING;
+  const namespace = await request.namespace?.(req);
+  if (namespace !== undefined && (await rbac.allows(user, rbacAttributes(scope, verb, name, namespace)!)))
+    return seesNamespaces(new Set([namespace]));
+  // A route that names its one namespace is settled by the answers above.
+  if (request.perNamespace && !request.namespace) return seesNamespacesRbacAllows(rbac, user, scope, verb);
+  const alsoAsked = namespace === undefined ? '' : `, neither at cluster scope nor in namespace ${namespace}`;
   throw new ArbiterError(
     'FORBIDDEN',
-    `"${principal.name}" lacks the scope ${scope}, and RBAC does not let user "${user.username}" ${describeAccess(attributes)}`,
+    `"${principal.name}" lacks the scope ${scope}, and RBAC does not let user "${user.username}" ${describeAccess(attributes)}${alsoAsked}`,
   );
 }
 
@@ -155,9 +205,10 @@ export function requireScope(
     const setHeader: SetHeader = (name, value) => res.setHeader(name, value);
     const principal = await identifyCaller(rbac ?? authenticator, req.get('authorization'), setHeader);
     req.principal = principal;
-    if (!hasScope(principal, scope)) {
+    if (hasScope(principal, scope)) req.visibility = await permitByKey(principal, request, req);
+    else {
       const verb = request.verb ?? readVerb(Object.keys(req.params).length > 0);
-      await permitByRbac(rbac, principal, scope, verb, async () => request.name?.(req));
+      req.visibility = await permitByRbac(rbac, principal, scope, verb, request, req);
     }
     takeRateLimit(principal, limiter, now(), setHeader);
     next();

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AuditEntry } from '../audit/audit-log.js';
 import type { ApiDependencies } from './dependencies.js';
+import { seesEntry, visibilityOfRequest } from './visible-records.js';
 
 /** Comment lines keep idle connections (and proxies in between) from timing out. */
 const HEARTBEAT_MS = 15_000;
@@ -13,8 +14,10 @@ export interface StreamedEvent {
 }
 
 /**
- * Serves text/event-stream from the audit log's new entries: each entry `toEvent` turns
- * into an event is written, until the client goes or the server shuts down.
+ * Serves text/event-stream from the audit log's new entries: each entry the caller may see
+ * (req.visibility) and `toEvent` turns into an event is written, in the log's order, until
+ * the client goes or the server shuts down. When RBAC cannot say whether an entry may be
+ * seen, the stream ends (fail closed; the client reconnects).
  */
 export function streamAuditEvents(
   req: Request,
@@ -28,11 +31,25 @@ export function streamAuditEvents(
     Connection: 'keep-alive',
   });
   res.write(': connected\n\n');
+  const visibility = visibilityOfRequest(req);
+  const write = (event: StreamedEvent) => {
+    const id = event.id === undefined ? '' : `id: ${event.id}\n`;
+    res.write(`${id}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+  };
+  // Visibility may take an RBAC answer: a chain keeps the entries in their order.
+  let written = Promise.resolve();
   const unsubscribe = deps.audit.subscribe((entry) => {
     const event = toEvent(entry);
     if (!event) return;
-    const id = event.id === undefined ? '' : `id: ${event.id}\n`;
-    res.write(`${id}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    if (visibility.all) {
+      write(event);
+      return;
+    }
+    written = written
+      .then(async () => {
+        if (await seesEntry(visibility, entry)) write(event);
+      })
+      .catch(() => end());
   });
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
   const end = () => {

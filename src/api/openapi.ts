@@ -139,11 +139,12 @@ export function buildOpenApiDocument(version: string) {
           authenticated: true,
           ok: ok({
             type: 'object',
-            required: ['principal', 'scopes', 'actors', 'kubernetes'],
+            required: ['principal', 'scopes', 'actors', 'namespaces', 'kubernetes'],
             properties: {
               principal: { type: 'string' },
               scopes: { type: 'array', items: { type: 'string' } },
               actors: { type: ['array', 'null'], items: { type: 'string' } },
+              namespaces: { type: ['array', 'null'], items: { type: 'string' } },
               kubernetes: {
                 type: ['object', 'null'],
                 properties: {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Principal } from '../auth/index.js';
+import type { Principal, RecordVisibility } from '../auth/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { randomUuid } from '../model/index.js';
 
@@ -9,6 +9,8 @@ declare module 'express-serve-static-core' {
     log: Logger;
     id: string;
     principal?: Principal;
+    /** Which records the caller may see, set by requireScope (auth/namespace-access.ts). */
+    visibility?: RecordVisibility;
   }
 }
 

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ArbiterError } from '../model/index.js';
+import { NAMESPACE_NAME_MAX_LENGTH, NAMESPACE_NAME_PATTERN } from '../model/namespaced-actor-id.js';
 import { errorText } from '../model/error-text.js';
 import { SCOPES, type Principal, type Scope } from './scopes.js';
 
@@ -18,6 +19,12 @@ const SCOPES_SCHEMA = { type: 'array', minItems: 1, items: { enum: [...SCOPES] }
 const ACTORS_SCHEMA = {
   type: 'array',
   items: { type: 'string', minLength: 1, maxLength: 256 },
+} as const;
+/** Limits a key to the records and objects of these namespaces (issue #38). */
+const NAMESPACES_SCHEMA = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'string', maxLength: NAMESPACE_NAME_MAX_LENGTH, pattern: NAMESPACE_NAME_PATTERN },
 } as const;
 
 /** Principal names of ServiceAccounts start with this; API key names may not. */
@@ -57,6 +64,7 @@ const keysFileSchema = {
           sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
           scopes: SCOPES_SCHEMA,
           actors: ACTORS_SCHEMA,
+          namespaces: NAMESPACES_SCHEMA,
         },
       },
     },
@@ -71,6 +79,7 @@ const keysFileSchema = {
           name: K8S_NAME,
           scopes: SCOPES_SCHEMA,
           actors: ACTORS_SCHEMA,
+          namespaces: NAMESPACES_SCHEMA,
         },
       },
     },
@@ -83,6 +92,7 @@ interface KeyEntry {
   sha256?: string;
   scopes: Scope[];
   actors?: string[];
+  namespaces?: string[];
 }
 
 interface ServiceAccountEntry {
@@ -90,6 +100,7 @@ interface ServiceAccountEntry {
   name: string;
   scopes: Scope[];
   actors?: string[];
+  namespaces?: string[];
 }
 
 interface KeysFile {
@@ -104,11 +115,15 @@ export function serviceAccountKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
-function principal(name: string, entry: { scopes: Scope[]; actors?: string[] }): Principal {
+function principal(
+  name: string,
+  entry: { scopes: Scope[]; actors?: string[]; namespaces?: string[] },
+): Principal {
   return {
     name,
     scopes: new Set(entry.scopes),
     ...(entry.actors ? { actors: new Set(entry.actors) } : {}),
+    ...(entry.namespaces ? { namespaces: new Set(entry.namespaces) } : {}),
   };
 }
 

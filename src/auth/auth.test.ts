@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ArbiterError } from '../model/index.js';
 import { ApiKeyRegistry, sha256Hex } from './api-keys.js';
+import { mayManageNamespace } from './namespace-access.js';
 import { hasScope, mayActAs } from './scopes.js';
 
 // Registries are built inside the tests: a keys file that fails to load then fails a test,
@@ -107,6 +108,50 @@ describe('API keys', () => {
       }),
     );
     expect(duplicate.message).toBe('API keys: key b is a duplicate');
+  });
+});
+
+describe('API keys limited to namespaces (issue #38)', () => {
+  it('reads namespaces: [..] of keys and ServiceAccounts; such a key manages and acts only in them', () => {
+    const registry = ApiKeyRegistry.fromDocument({
+      keys: [
+        { name: 'team-a-ci', key: 'team-a-secret', scopes: ['policies:manage'], namespaces: ['team-a'] },
+      ],
+      serviceAccounts: [
+        { namespace: 'team-b', name: 'ci', scopes: ['governance:read'], namespaces: ['team-b'] },
+      ],
+    });
+    const key = registry.authenticate('team-a-secret')!;
+    expect(key.namespaces).toEqual(new Set(['team-a']));
+    expect(registry.serviceAccounts.get('team-b/ci')!.namespaces).toEqual(new Set(['team-b']));
+    expect([
+      mayManageNamespace(key, 'team-a'),
+      mayManageNamespace(key, 'team-b'),
+      mayManageNamespace(key, undefined),
+    ]).toEqual([true, false, false]);
+    expect([mayActAs(key, 'team-a/bot'), mayActAs(key, 'team-b/bot'), mayActAs(key, 'agent-1')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    // Without namespaces, a key reaches everything, as before.
+    const admin = adminAndAgent().authenticate('plaintext-key')!;
+    expect([mayManageNamespace(admin, undefined), mayActAs(admin, 'team-a/bot')]).toEqual([true, true]);
+  });
+
+  it('refuses a namespace that is not a namespace name, and an empty list', () => {
+    const bad = failureOf(() =>
+      ApiKeyRegistry.fromDocument({
+        keys: [{ name: 'x', key: 'some-secret', scopes: ['admin'], namespaces: ['Team_A'] }],
+      }),
+    );
+    expect(bad.message).toContain('/keys/0/namespaces/0 must match pattern');
+    const empty = failureOf(() =>
+      ApiKeyRegistry.fromDocument({
+        keys: [{ name: 'x', key: 'some-secret', scopes: ['admin'], namespaces: [] }],
+      }),
+    );
+    expect(empty.message).toContain('/keys/0/namespaces must NOT have fewer than 1 items');
   });
 });
 

@@ -8,3 +8,4 @@ export * from './rbac-access.js';
 export * from './review-cache.js';
 export * from './kube-subject-access-reviewer.js';
 export * from './subject-access-authorizer.js';
+export * from './namespace-access.js';

@@ -34,6 +34,7 @@ export function kubeSubjectAccessReviewer(kubeConfig: KubeConfig): SubjectAccess
               resource: attributes.resource,
               verb: attributes.verb,
               ...(attributes.name === undefined ? {} : { name: attributes.name }),
+              ...(attributes.namespace === undefined ? {} : { namespace: attributes.namespace }),
             },
           },
         },

@@ -7,13 +7,18 @@ import type { KubernetesUser, Principal, Scope } from './scopes.js';
  */
 export const ARBITER_API_GROUP = 'governance.arbiter.dev';
 
-/** What a SubjectAccessReview asks (spec.resourceAttributes; cluster-scoped). */
+/** What a SubjectAccessReview asks (spec.resourceAttributes). */
 export interface ResourceAttributes {
   group: string;
   resource: string;
   verb: string;
   /** The object a rule's resourceNames may limit it to; absent when none is named. */
   name?: string;
+  /**
+   * Asked in this namespace (a RoleBinding there may allow it), else at cluster scope
+   * (only a ClusterRoleBinding may).
+   */
+  namespace?: string;
 }
 
 /**
@@ -35,10 +40,21 @@ export function readVerb(namesOneItem: boolean): 'get' | 'list' {
 }
 
 /** What RBAC must allow for `scope` with this verb, or undefined when RBAC cannot grant it. */
-export function rbacAttributes(scope: Scope, verb: string, name?: string): ResourceAttributes | undefined {
+export function rbacAttributes(
+  scope: Scope,
+  verb: string,
+  name?: string,
+  namespace?: string,
+): ResourceAttributes | undefined {
   const rule = RBAC_SCOPES[scope];
   if (!rule?.verbs.includes(verb)) return undefined;
-  return { group: ARBITER_API_GROUP, resource: rule.resource, verb, ...(name === undefined ? {} : { name }) };
+  return {
+    group: ARBITER_API_GROUP,
+    resource: rule.resource,
+    verb,
+    ...(name === undefined ? {} : { name }),
+    ...(namespace === undefined ? {} : { namespace }),
+  };
 }
 
 /**
@@ -52,8 +68,9 @@ export interface RbacAuthority {
   allows(user: KubernetesUser, attributes: ResourceAttributes): Promise<boolean>;
 }
 
-/** `verb resource.group "name"`, as a refusal names what was asked. */
+/** `verb resource.group "name" in namespace N`, as a refusal names what was asked. */
 export function describeAccess(attributes: ResourceAttributes): string {
   const named = attributes.name === undefined ? '' : ` "${attributes.name}"`;
-  return `${attributes.verb} ${attributes.resource}.${attributes.group}${named}`;
+  const where = attributes.namespace === undefined ? '' : ` in namespace ${attributes.namespace}`;
+  return `${attributes.verb} ${attributes.resource}.${attributes.group}${named}${where}`;
 }

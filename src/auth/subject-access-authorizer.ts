@@ -49,6 +49,7 @@ export class SubjectAccessAuthorizer {
       attributes.resource,
       attributes.verb,
       attributes.name ?? null,
+      attributes.namespace ?? null,
     ];
     return this.answers.get(sha256Hex(JSON.stringify(question)), () => this.review(user, attributes));
   }

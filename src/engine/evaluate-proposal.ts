@@ -5,6 +5,7 @@ import {
   type Evaluation,
   type Observations,
   type Outcome,
+  type RiskLevel,
   type Proposal,
   type RateLimit,
   type RuleEvaluation,
@@ -88,7 +89,11 @@ export function evaluateProposal(
   const authority = checkAuthority(snapshot, proposal, now, capabilityResult.capability, namespace);
   if (!authority.ok) return deny(authority.reason, { ...trail, authority_check: authority.code });
 
-  const decision = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant, namespace);
+  const decided = decideByPolicies(snapshot, proposal, now, settings, trail, authority.grant, namespace);
+  const decision =
+    namespace !== undefined && decided.outcome === 'ESCALATE'
+      ? withCapabilityRiskLevel(decided, capabilityResult.capability.spec.riskLevel)
+      : decided;
   return done(decision, chargedRateLimits(snapshot, proposal.actor.id, name, authority.grant, namespace));
 }
 
@@ -123,6 +128,11 @@ function chargedRateLimits(
 
 function limitOf(limit: RateLimit): Pick<RateLimitRequest, 'maxRequests' | 'windowSeconds'> {
   return { maxRequests: limit.maxRequests, windowSeconds: limit.windowSeconds };
+}
+
+/** What a review of a namespaced actor's escalation weighs, recorded with it (governance/review-namespace.ts). */
+function withCapabilityRiskLevel(decided: EngineDecision, level: RiskLevel): EngineDecision {
+  return { ...decided, evaluation: { ...decided.evaluation, capability_risk_level: level } };
 }
 
 /**

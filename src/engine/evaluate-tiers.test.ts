@@ -168,3 +168,29 @@ describe('the two tiers', () => {
     expect(d.evaluation).not.toHaveProperty('tier');
   });
 });
+
+describe("the capability's risk level on a namespaced actor's escalation (what its review weighs)", () => {
+  const cluster = (outcome: Outcome) => [rules('platform', { outcome })];
+  it('is recorded when a namespaced actor is escalated, by either tier', () => {
+    const byNamespace = run(
+      delegated({ policies: { 'team-a': [rules('ask', { outcome: 'ESCALATE' })] } }),
+      cluster('ALLOW'),
+    );
+    expect(byNamespace.evaluation.capability_risk_level).toBe('medium');
+    const byCluster = run(delegated(), cluster('ESCALATE'));
+    expect(byCluster.outcome).toBe('ESCALATE');
+    expect(byCluster.evaluation.capability_risk_level).toBe('medium');
+  });
+
+  it('is not recorded for other outcomes, nor for cluster actors', () => {
+    expect(run(delegated(), cluster('ALLOW')).evaluation).not.toHaveProperty('capability_risk_level');
+    const clusterActor = run(
+      {},
+      [...cluster('ESCALATE'), grant('agent-1', 'agent-1', [{ capability: 'db.query' }])],
+      'db.query',
+      'agent-1',
+    );
+    expect(clusterActor.outcome).toBe('ESCALATE');
+    expect(clusterActor.evaluation).not.toHaveProperty('capability_risk_level');
+  });
+});

@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { everyEntry } from '../audit/query-pages.js';
-import { MAX_REVIEW_TTL_SECONDS } from '../model/index.js';
+import { MAX_REVIEW_TTL_SECONDS, recordNamespace } from '../model/index.js';
 import { REVIEWED_OUTCOMES, verdictStatus, type DecisionData, type ReviewData } from './decision-record.js';
 
 /**
@@ -13,6 +13,8 @@ export interface WaitingDecision {
   /** The seq of its governance.decision entry: listing order and cursor. */
   seq: number;
   expiresAtMs: number;
+  /** The namespace it belongs to (model/record-namespace.ts), undefined for none. */
+  namespace: string | undefined;
 }
 
 const CLOCK_SKEW_MARGIN_MS = 3_600_000;
@@ -35,7 +37,12 @@ export class PendingReviews {
     if (entry.event_type === 'governance.decision') {
       const expiresAt = (entry.data as unknown as DecisionData).expires_at;
       if (expiresAt === undefined) return;
-      this.waiting.set(decisionId, { decisionId, seq: entry.seq, expiresAtMs: Date.parse(expiresAt) });
+      this.waiting.set(decisionId, {
+        decisionId,
+        seq: entry.seq,
+        expiresAtMs: Date.parse(expiresAt),
+        namespace: recordNamespace(entry),
+      });
     } else if (entry.event_type === 'governance.review') {
       // A used confirmation does not end the wait (the approval did).
       if (!verdictStatus((entry.data as unknown as ReviewData).action)) return;

@@ -9,3 +9,4 @@ export * from './random-uuid.js';
 export * from './namespaced-actor-id.js';
 export * from './tenancy-schemas.js';
 export * from './deciding-tier.js';
+export * from './record-namespace.js';

@@ -1,4 +1,4 @@
-import type { ActorType, Outcome } from './vocabulary.js';
+import type { ActorType, Outcome, RiskLevel } from './vocabulary.js';
 
 /** service-interface.md 2.1, after request validation. */
 export interface Proposal {
@@ -83,6 +83,12 @@ export interface Evaluation {
    * capability (absent, the cluster tier decided alone, as before tenancy).
    */
   tier?: Tier;
+  /**
+   * The capability's risk level when a namespaced actor's proposal is escalated: whether
+   * the namespace's reviewers may settle it (Delegation reviewers.maxRiskLevel) is judged
+   * from the decision as recorded, not from the capability as it is at review time.
+   */
+  capability_risk_level?: RiskLevel;
 }
 
 /** What the engine decides; the caller adds decision_id, timestamp and audit_ref. */

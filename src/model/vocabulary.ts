@@ -3,6 +3,11 @@
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
+/** Whether `level` is `max` or below it (RISK_LEVELS lists the lowest first). */
+export function riskLevelAtMost(level: RiskLevel, max: RiskLevel): boolean {
+  return RISK_LEVELS.indexOf(level) <= RISK_LEVELS.indexOf(max);
+}
+
 export const ACTOR_TYPES = ['ai-agent', 'ai-copilot', 'automation', 'human'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 

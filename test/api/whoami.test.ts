@@ -11,6 +11,7 @@ describe('GET /api/v1/auth/whoami and /api/v1/audit/checkpoints', () => {
       principal: 'reviewer',
       scopes: ['governance:read', 'governance:review'],
       actors: null,
+      namespaces: null,
       kubernetes: null,
     });
     const agent = await call(arbiter.url, 'GET', '/api/v1/auth/whoami', { key: KEYS.agent });
@@ -50,6 +51,7 @@ describe('GET /api/v1/auth/whoami and /api/v1/audit/checkpoints', () => {
       'principal',
       'scopes',
       'actors',
+      'namespaces',
       'kubernetes',
     ]);
     expect(doc.body.paths['/api/v1/audit/checkpoints'].get.description).toContain('audit:read');

@@ -100,6 +100,8 @@ describe('the chart RBAC', () => {
       'arbiter',
       'arbiter-reviewer',
       'arbiter-auditor',
+      'arbiter-team-editor',
+      'arbiter-catalog-reader',
     ]);
     const gov = await renderChart({ name: 'gov' });
     const reviewer = gov.one('ClusterRole', 'gov-arbiter-reviewer');

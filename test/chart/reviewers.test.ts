@@ -9,6 +9,7 @@ import { resolveBinaries } from '../env/binaries.js';
 import { eventually, startController } from '../operator/support/operator-env.js';
 import { call, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
 import { controllerClusterRole, REPO, renderChart, type KubeObject } from './support/render-chart.js';
+import { governanceObject, lowRiskCapability, OBJECT_PATHS, RBAC_API } from './support/rbac-objects.js';
 import { create } from '../env/control-plane-clients.js';
 
 const NAMESPACE = 'arbiter-system';
@@ -31,15 +32,6 @@ async function docObjects(): Promise<KubeObject[]> {
     parseAllDocuments(block).map((doc) => doc.toJS() as KubeObject),
   );
 }
-
-const RBAC = '/apis/rbac.authorization.k8s.io/v1';
-const PATHS: Record<string, (o: KubeObject) => string> = {
-  ServiceAccount: (o) => `/api/v1/namespaces/${o.metadata.namespace}/serviceaccounts`,
-  ClusterRole: () => `${RBAC}/clusterroles`,
-  ClusterRoleBinding: () => `${RBAC}/clusterrolebindings`,
-  Role: (o) => `${RBAC}/namespaces/${o.metadata.namespace}/roles`,
-  RoleBinding: (o) => `${RBAC}/namespaces/${o.metadata.namespace}/rolebindings`,
-};
 
 /**
  * Reviewers with Kubernetes identities, end to end: the controller (`arbiter serve
@@ -91,13 +83,13 @@ describeWithControlPlane(
     beforeAll(async () => {
       const cp = controlPlane();
       await installCrds(cp);
-      for (const name of [NAMESPACE, 'ops', 'agents'])
+      for (const name of [NAMESPACE, 'ops', 'agents', 'team-a', 'team-b'])
         await create(cp, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
       // The chart's ServiceAccount and RBAC (controller roles, reviewer and auditor roles).
       const chart = await renderChart({ name: 'arbiter', namespace: NAMESPACE });
-      for (const object of chart.objects.filter((o) => PATHS[o.kind]))
-        await create(cp, PATHS[object.kind]!(object), object);
+      for (const object of chart.objects.filter((o) => OBJECT_PATHS[o.kind]))
+        await create(cp, OBJECT_PATHS[object.kind]!(object), object);
       // The docs' objects as written, except their copy of the chart's roles, which must be
       // exactly what the chart renders.
       for (const object of await docObjects()) {
@@ -106,7 +98,7 @@ describeWithControlPlane(
           expect(object.rules, `docs/reviewers.md: ${object.metadata.name}`).toEqual(rendered.rules);
           continue;
         }
-        await create(cp, PATHS[object.kind]!(object), object);
+        await create(cp, OBJECT_PATHS[object.kind]!(object), object);
       }
       expect(controllerClusterRole(chart).rules).toContainEqual({
         apiGroups: ['authorization.k8s.io'],
@@ -125,28 +117,18 @@ describeWithControlPlane(
         await create(cp, `/api/v1/namespaces/${namespace}/serviceaccounts`, { metadata: { name } });
         tokens[name] = await tokenOf(namespace, name);
       }
-      await create(cp, `${RBAC}/clusterrolebindings`, {
+      await create(cp, `${RBAC_API}/clusterrolebindings`, {
         metadata: { name: 'planner-reviews-too' },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'arbiter-reviewer' },
         subjects: [{ kind: 'ServiceAccount', name: 'planner', namespace: 'agents' }],
       });
 
-      const object = (kind: string, name: string, spec: unknown) => ({
-        apiVersion: 'governance.arbiter.dev/v1alpha1',
-        kind,
-        metadata: { name },
-        spec,
-      });
       for (const capability of ['deploy.production', 'payments.transfer'])
-        await create(
-          cp,
-          `${API}/capabilities`,
-          object('Capability', capability.replace('.', '-'), { name: capability, riskLevel: 'low' }),
-        );
+        await create(cp, `${API}/capabilities`, lowRiskCapability(capability));
       await create(
         cp,
         `${API}/actorgrants`,
-        object('ActorGrant', 'agent-1', {
+        governanceObject('ActorGrant', 'agent-1', {
           actor: {
             id: 'agent-1',
             type: 'ai-agent',
@@ -158,7 +140,7 @@ describeWithControlPlane(
       await create(
         cp,
         `${API}/policies`,
-        object('Policy', 'people-decide', {
+        governanceObject('Policy', 'people-decide', {
           rules: [
             { capability: 'deploy.production', outcome: 'ESCALATE' },
             { capability: 'payments.transfer', outcome: 'ESCALATE' },
@@ -239,7 +221,7 @@ describeWithControlPlane(
       expect(write.status).toBe(401);
     });
 
-    it('refuses a token without a RoleBinding with 403, and changes nothing', async () => {
+    it('refuses a token without a RoleBinding with 403 (a read of the decision: 404), and changes nothing', async () => {
       const { decision_id: id } = await propose('deploy.production');
       for (const who of ['nobody', 'mallory']) {
         const refused = await review(who, id, 'approve');
@@ -248,7 +230,8 @@ describeWithControlPlane(
         expect(refused.body.error.message).toMatch(
           /RBAC does not let user ".+" approve decisions\.governance\.arbiter\.dev "deploy\.production"/,
         );
-        expect((await decision(who, id)).status).toBe(403);
+        // A decision it may not read is answered as one that does not exist.
+        expect((await decision(who, id)).status).toBe(404);
       }
       expect(await statusOf(id)).toBe('pending');
     });
@@ -304,12 +287,12 @@ describeWithControlPlane(
       // Two ServiceAccounts in ops, each bound to a ClusterRole with one review verb only.
       for (const verb of ['approve', 'deny']) {
         const name = `${verb}-only`;
-        await create(cp, `${RBAC}/clusterroles`, {
+        await create(cp, `${RBAC_API}/clusterroles`, {
           metadata: { name: `arbiter-${name}` },
           rules: [{ apiGroups: ['governance.arbiter.dev'], resources: ['decisions'], verbs: [verb] }],
         });
         await create(cp, '/api/v1/namespaces/ops/serviceaccounts', { metadata: { name } });
-        await create(cp, `${RBAC}/clusterrolebindings`, {
+        await create(cp, `${RBAC_API}/clusterrolebindings`, {
           metadata: { name: `arbiter-${name}` },
           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `arbiter-${name}` },
           subjects: [{ kind: 'ServiceAccount', name, namespace: 'ops' }],

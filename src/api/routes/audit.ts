@@ -3,7 +3,7 @@ import type { AuditEntry, AuditQuery, RetainedRange } from '../../audit/audit-lo
 import { storedText } from '../../audit/chain.js';
 import { entryNamespace } from '../../audit/entry-namespace.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
-import { decidingTier, type EventType, type Outcome } from '../../model/index.js';
+import { decidingTier, recordNamespace, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { makeGuard, principalOf, stringQuery } from '../handler.js';
@@ -12,6 +12,7 @@ import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { archiveBodySchema, auditQuerySchema, eventsQuerySchema } from '../request-schemas.js';
 import { latestInclusionProof, type inclusionProofView } from '../signed-tree.js';
 import { compileValidator } from '../validation.js';
+import { requireVisible, visibilityOfRequest, visiblePage } from '../visible-records.js';
 
 type InclusionProofView = ReturnType<typeof inclusionProofView>;
 
@@ -158,8 +159,11 @@ function trailView(
 export function auditRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const guard = makeGuard(deps);
+  // Routes that show each caller only its namespaces' entries; the others (verify, export,
+  // proofs, checkpoints) are about the whole log and need cluster scope.
+  const readEntries = guard('audit:read', { perNamespace: true });
 
-  router.get('/audit/events', guard('audit:read'), async (req, res) => {
+  router.get('/audit/events', readEntries, async (req, res) => {
     const query = validateEventsQuery(stringQuery(req));
     const eventType = query.event_type as EventType | undefined;
     if (wantsEventStream(req)) {
@@ -174,12 +178,16 @@ export function auditRoutes(deps: ApiDependencies): Router {
     const scope = JSON.stringify(['events', eventType]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
     const [page, retained] = await Promise.all([
-      deps.audit.query({
-        ...(eventType ? { event_type: eventType } : {}),
-        order: 'desc',
-        limit,
-        ...(after === undefined ? {} : { after }),
-      }),
+      visiblePage(
+        deps.audit,
+        {
+          ...(eventType ? { event_type: eventType } : {}),
+          order: 'desc',
+          limit,
+          ...(after === undefined ? {} : { after }),
+        },
+        visibilityOfRequest(req),
+      ),
       deps.audit.retained(),
     ]);
     res.json({
@@ -190,7 +198,7 @@ export function auditRoutes(deps: ApiDependencies): Router {
     });
   });
 
-  router.get('/audit/log', guard('audit:read'), async (req, res) => {
+  router.get('/audit/log', readEntries, async (req, res) => {
     const query = validateAuditQuery(stringQuery(req));
     const limit = parseLimit(query.limit);
     const filters = filtersOf(query);
@@ -198,12 +206,11 @@ export function auditRoutes(deps: ApiDependencies): Router {
     const scope = JSON.stringify(['log', order, filters]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
     const [page, retained] = await Promise.all([
-      deps.audit.query({
-        ...filters,
-        order,
-        limit,
-        ...(after === undefined ? {} : { after }),
-      }),
+      visiblePage(
+        deps.audit,
+        { ...filters, order, limit, ...(after === undefined ? {} : { after }) },
+        visibilityOfRequest(req),
+      ),
       deps.audit.retained(),
     ]);
     res.json({
@@ -254,8 +261,10 @@ export function auditRoutes(deps: ApiDependencies): Router {
     res.json(result);
   });
 
-  router.get('/audit/log/:decision_id', guard('audit:read'), async (req, res) => {
-    const record = await deps.decisions.get(String(req.params.decision_id));
+  router.get('/audit/log/:decision_id', readEntries, async (req, res) => {
+    const id = String(req.params.decision_id);
+    const record = await deps.decisions.get(id);
+    await requireVisible(visibilityOfRequest(req), recordNamespace(record.entry), `no decision ${id}`);
     const [verified, proof] = await Promise.all([
       deps.audit.isVerified(record.entry.seq),
       latestInclusionProof(deps.audit, record.entry.seq),

@@ -3,7 +3,8 @@ import { mayActAs, proposerNames, type Principal } from '../../auth/index.js';
 import type { DecisionRecord } from '../../governance/decision-record.js';
 import { entryNamespace } from '../../audit/entry-namespace.js';
 import type { Reviewer } from '../../governance/decision-service.js';
-import { ArbiterError, type EventType, type Outcome } from '../../model/index.js';
+import { reviewNamespace } from '../../governance/review-namespace.js';
+import { ArbiterError, recordNamespace, type EventType, type Outcome } from '../../model/index.js';
 import type { ApiDependencies } from '../dependencies.js';
 import { streamAuditEvents, wantsEventStream } from '../event-stream.js';
 import { pendingQueueEvent } from '../pending-events.js';
@@ -18,6 +19,7 @@ import {
   reviewBodySchema,
 } from '../request-schemas.js';
 import { compileValidator } from '../validation.js';
+import { requireVisible, visibilityOfRequest, visibleItems, visiblePage } from '../visible-records.js';
 
 const validateDecisionQuery = compileValidator<Record<string, string | undefined>>(
   decisionQuerySchema,
@@ -81,11 +83,18 @@ export function governanceRoutes(deps: ApiDependencies): Router {
   const guard = makeGuard(deps);
 
   const propose = makeProposer(deps);
-  router.post('/governance/propose', guard('governance:propose'), jsonBody, async (req, res) => {
-    res.json(await propose(req.principal!, req.body));
-  });
+  // A key limited to namespaces proposes for their actors only (mayActAs).
+  router.post(
+    '/governance/propose',
+    guard('governance:propose', { perNamespace: true }),
+    jsonBody,
+    async (req, res) => {
+      res.json(await propose(req.principal!, req.body));
+    },
+  );
 
-  router.get('/governance/decisions', guard('governance:read'), async (req, res) => {
+  const read = guard('governance:read', { perNamespace: true });
+  router.get('/governance/decisions', read, async (req, res) => {
     const query = validateDecisionQuery(stringQuery(req));
     const limit = parseLimit(query.limit);
     const scope = JSON.stringify([
@@ -99,18 +108,22 @@ export function governanceRoutes(deps: ApiDependencies): Router {
       ...(query.namespace ? [query.namespace] : []),
     ]);
     const after = decodeCursor<number>(query.cursor, scope, 'number');
-    const page = await deps.audit.query({
-      event_type: 'governance.decision' satisfies EventType,
-      ...(query.actor_id ? { actor_id: query.actor_id } : {}),
-      ...(query.capability ? { capability: query.capability } : {}),
-      ...(query.outcome ? { outcome: query.outcome as Outcome } : {}),
-      ...(query.namespace ? { namespace: query.namespace } : {}),
-      ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
-      ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
-      order: 'desc',
-      limit,
-      ...(after === undefined ? {} : { after }),
-    });
+    const page = await visiblePage(
+      deps.audit,
+      {
+        event_type: 'governance.decision' satisfies EventType,
+        ...(query.actor_id ? { actor_id: query.actor_id } : {}),
+        ...(query.capability ? { capability: query.capability } : {}),
+        ...(query.outcome ? { outcome: query.outcome as Outcome } : {}),
+        ...(query.namespace ? { namespace: query.namespace } : {}),
+        ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
+        ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
+        order: 'desc',
+        limit,
+        ...(after === undefined ? {} : { after }),
+      },
+      visibilityOfRequest(req),
+    );
     const records = await Promise.all(page.entries.map((e) => deps.decisions.get(e.decision_id ?? '')));
     res.json({
       decisions: records.map(decisionView),
@@ -119,7 +132,7 @@ export function governanceRoutes(deps: ApiDependencies): Router {
     });
   });
 
-  router.get('/governance/pending', guard('governance:read'), async (req, res) => {
+  router.get('/governance/pending', read, async (req, res) => {
     if (wantsEventStream(req)) {
       streamAuditEvents(req, res, deps, pendingQueueEvent);
       return;
@@ -129,7 +142,11 @@ export function governanceRoutes(deps: ApiDependencies): Router {
     const after = decodeCursor<number>(query.cursor, PENDING_CURSOR_SCOPE, 'number') ?? 0;
     const nowMs = deps.clock().getTime();
     // Past its deadline, a decision is expired even before the sweeper records it.
-    const waiting = deps.pending.list().filter((w) => w.expiresAtMs > nowMs);
+    const waiting = await visibleItems(
+      deps.pending.list().filter((w) => w.expiresAtMs > nowMs),
+      visibilityOfRequest(req),
+      (w) => w.namespace,
+    );
     const page = waiting.filter((w) => w.seq > after).slice(0, limit);
     const records = await Promise.all(page.map((w) => deps.decisions.get(w.decisionId)));
     const last = page.at(-1);
@@ -140,18 +157,39 @@ export function governanceRoutes(deps: ApiDependencies): Router {
     });
   });
 
-  router.get('/governance/decisions/:id', guard('governance:read'), async (req, res) => {
-    res.json(decisionView(await deps.decisions.get(String(req.params.id))));
+  router.get('/governance/decisions/:id', read, async (req, res) => {
+    const id = String(req.params.id);
+    const record = await deps.decisions.get(id);
+    await requireVisible(visibilityOfRequest(req), recordNamespace(record.entry), `no decision ${id}`);
+    res.json(decisionView(record));
   });
 
   // For a Kubernetes user, RBAC is asked for `approve` or `deny` on decisions, named by
   // the decision's capability, so a Role may limit a reviewer to some capabilities.
+  // Asked in the actor's namespace too when its reviewers may settle the escalation
+  // (governance/review-namespace.ts), so that a RoleBinding there allows it.
   const capabilityOf = async (req: Request) =>
     (await deps.decisions.get(String(req.params.id))).data.request.action.capability;
+  const namespaceOf = async (req: Request) => {
+    const record = await deps.decisions.get(String(req.params.id));
+    return reviewNamespace(
+      {
+        actorId: record.data.request.actor.id,
+        namespace: recordNamespace(record.entry) ?? null,
+        evaluation: record.data.evaluation,
+      },
+      deps.index.current(),
+    );
+  };
   for (const action of ['approve', 'deny'] as const) {
     router.post(
       `/governance/decisions/:id/${action}`,
-      guard('governance:review', { verb: action, name: capabilityOf }),
+      guard('governance:review', {
+        verb: action,
+        name: capabilityOf,
+        namespace: namespaceOf,
+        perNamespace: true,
+      }),
       jsonBody,
       async (req, res) => {
         const body = validateReview(req.body);
@@ -171,7 +209,7 @@ export function governanceRoutes(deps: ApiDependencies): Router {
 
   router.post(
     '/governance/decisions/:id/execution',
-    guard('governance:propose'),
+    guard('governance:propose', { perNamespace: true }),
     jsonBody,
     async (req, res) => {
       const body = validateExecution(req.body);

@@ -42,6 +42,8 @@ export function whoamiRoutes(deps: ApiDependencies): Router {
       principal: principal.name,
       scopes: await effectiveScopes(principal, deps.authenticator.rbac),
       actors: principal.actors ? [...principal.actors].sort() : null,
+      // A key limited to namespaces: what it sees and manages (auth/namespace-access.ts).
+      namespaces: principal.namespaces ? [...principal.namespaces].sort() : null,
       kubernetes: principal.kubernetes
         ? { username: principal.kubernetes.username, groups: [...principal.kubernetes.groups] }
         : null,
