@@ -1,11 +1,16 @@
-import { parseNamespacedActorId } from '../model/index.js';
-import type { AuditEventInput } from './audit-log.js';
+import { recordNamespace, type PlaceableRecord } from '../model/index.js';
 
 /**
- * The namespace an entry belongs to: its actor's, for a namespaced actor (`team-a/bot`);
- * null for cluster actors and entries without an actor. Read from the actor id, never
- * stored, so the chain's entries keep their shape and older logs answer alike.
+ * The namespace an entry belongs to, null for none: the `namespace` it was written with
+ * (decisions, reviews and executions of namespaced actors; configuration of namespaced
+ * objects), else, for decision events written before entries carried one, its actor's.
  */
-export function entryNamespace(entry: Pick<AuditEventInput, 'actor_id'>): string | null {
-  return entry.actor_id === null ? null : (parseNamespacedActorId(entry.actor_id)?.namespace ?? null);
+export function entryNamespace(entry: PlaceableRecord): string | null {
+  return recordNamespace(entry) ?? null;
+}
+
+/** The namespace member a decision event of this actor is written with: none for a cluster actor. */
+export function actorNamespaceMember(actorId: string | null): { namespace?: string } {
+  const namespace = actorId === null ? undefined : recordNamespace({ actor_id: actorId });
+  return namespace === undefined ? {} : { namespace };
 }

@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditLog } from '../audit/audit-log.js';
 import { withCanonicalOrder } from '../audit/chain.js';
+import { actorNamespaceMember } from '../audit/entry-namespace.js';
 import type { Decision, EngineDecision, Proposal, ShadowDecision } from '../model/index.js';
 import type { ParameterMasker } from './parameter-masker.js';
 import {
@@ -108,6 +109,7 @@ export class DecisionRecorder {
       policies_evaluated: decided.evaluation.policies_evaluated,
       policy_matched: decided.evaluation.policy_matched,
       data,
+      ...actorNamespaceMember(proposal.actor.id),
     });
     const shadow = decided.evaluation.shadow_decision;
     if (shadow) this.deps.onShadowDecision?.(shadow);
@@ -172,6 +174,7 @@ export function linkedTo(entry: Pick<AuditEntry, 'actor_id' | 'capability' | 'de
     decision_id: entry.decision_id,
     policies_evaluated: [],
     policy_matched: null,
+    ...actorNamespaceMember(entry.actor_id),
   };
 }
 

@@ -9,6 +9,7 @@ interface AuditEntryView {
   capability?: string | null;
   outcome?: string | null;
   decision_id?: string | null;
+  namespace?: string;
 }
 
 const LABELLED_FIELDS = [
@@ -33,8 +34,8 @@ export function auditEventLine(data: string, withNamespace = false): string {
   const labelled = LABELLED_FIELDS.filter(([, key]) => entry[key] !== null && entry[key] !== undefined).map(
     ([label, key]) => `${label}=${entry[key]}`,
   );
-  // -A: the actor's namespace first (entries name none of their own; see entry-namespace.ts).
-  const namespace = withNamespace && entry.actor_id ? entryNamespace({ actor_id: entry.actor_id }) : null;
+  // -A: the entry's namespace first (entry-namespace.ts).
+  const namespace = withNamespace ? entryNamespace(entry) : null;
   if (namespace !== null) labelled.unshift(`namespace=${namespace}`);
   return [entry.timestamp, `#${entry.seq}`, entry.event_type, labelled.join(' ')]
     .filter((part) => part !== undefined && part !== '')

@@ -107,11 +107,12 @@ function inScope(records: RecordScope, namespace: string | null | undefined): bo
   return records.namespace === undefined || namespace === records.namespace;
 }
 
-/** The namespace of a streamed entry's actor; null for a cluster actor, or when it is no entry. */
+/** The namespace of a streamed entry; null for none, or when it is no entry. */
 function entryNamespaceOf(data: string): string | null {
   try {
-    const entry = JSON.parse(data) as { actor_id?: unknown };
-    return typeof entry.actor_id === 'string' ? entryNamespace({ actor_id: entry.actor_id }) : null;
+    const entry = JSON.parse(data) as Record<string, unknown>;
+    const text = (key: string) => (typeof entry[key] === 'string' ? (entry[key] as string) : undefined);
+    return entryNamespace({ actor_id: text('actor_id'), event_type: text('event_type'), namespace: text('namespace') });
   } catch {
     return null;
   }

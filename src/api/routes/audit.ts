@@ -64,7 +64,6 @@ export function entryView(entry: AuditEntry) {
     seq: entry.seq,
     event_type: entry.event_type,
     timestamp: entry.timestamp,
-    // No namespace here: the entry is served as it was hashed (the ?namespace= filter reads actor_id).
     actor_id: entry.actor_id,
     capability: entry.capability,
     outcome: entry.outcome,
