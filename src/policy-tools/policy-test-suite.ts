@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { proposalSchema } from '../api/request-schemas.js';
 import { ajvErrorText } from '../index/ajv-error-text.js';
-import { OUTCOMES, type Outcome, type Proposal } from '../model/index.js';
+import { OUTCOMES, type Outcome, type Proposal, type Tier } from '../model/index.js';
 
 export const TEST_API_VERSION = 'test.arbiter.dev/v1alpha1';
 
@@ -16,6 +16,8 @@ export interface CaseExpectation {
   riskScore?: RiskExpectation;
   /** A substring of the reason. */
   reason?: string;
+  /** Which tier decided (evaluation.tier); present only where the actor's namespace has rules. */
+  tier?: Tier;
 }
 
 export interface PolicyTestCase {
@@ -85,8 +87,17 @@ const suiteSchema = {
                     enum: ['pass', 'not_registered', 'definition_changed', 'invalid_parameters'],
                   },
                   authorityCheck: {
-                    enum: ['pass', 'no_grant', 'outside_time_window', 'rate_limited', 'skipped'],
+                    enum: [
+                      'pass',
+                      'no_grant',
+                      'outside_time_window',
+                      'rate_limited',
+                      'no_delegation',
+                      'outside_delegation',
+                      'skipped',
+                    ],
                   },
+                  tier: { enum: ['cluster', 'namespace'] },
                   riskScore: {
                     oneOf: [
                       { type: 'number' },
