@@ -189,12 +189,19 @@ async function manifestsOf(file: string, suite: PolicyTestSuite): Promise<IndexS
   // A renamed or deleted policy must turn CI red, not pass quietly.
   for (const testCase of suite.spec.cases) {
     const policy = testCase.expect.policy;
-    if (typeof policy === 'string' && !snapshot.policy(policy))
+    if (typeof policy === 'string' && !definesPolicy(snapshot, policy))
       throw new InvalidSuiteError(
         `${file}: suite ${suite.metadata.name}, case "${testCase.name}": expects policy ${policy}, which the manifests do not define`,
       );
   }
   return snapshot;
+}
+
+/** A Policy by name, or a NamespacedPolicy by `namespace/name` (as trails name it). */
+function definesPolicy(snapshot: IndexSnapshot, name: string): boolean {
+  const slash = name.indexOf('/');
+  if (slash === -1) return snapshot.policy(name) !== undefined;
+  return snapshot.status('NamespacedPolicy', name.slice(slash + 1), name.slice(0, slash)) !== undefined;
 }
 
 function textReport(results: readonly SuiteResult[], coverage: RuleCoverageCounter | undefined): string {
@@ -237,6 +244,7 @@ function jsonReport(results: readonly SuiteResult[], coverage: RuleCoverageCount
           failures: c.failures,
           outcome: c.decision.outcome,
           policy: c.decision.evaluation.policy_matched,
+          ...(c.decision.evaluation.tier !== undefined ? { tier: c.decision.evaluation.tier } : {}),
           reason: c.decision.reason,
           risk_score: c.decision.risk_score,
         })),

@@ -110,7 +110,7 @@ function text(report: ReplayReport, unreadable: number): string {
   const lines = [`replayed ${report.replayed} decision(s): ${report.unchanged} unchanged`];
   for (const t of report.transitions)
     lines.push(
-      `${t.from} -> ${t.to}: ${t.count}${t.loosens ? ' (loosens)' : ''}  ${t.decisionIds.join(' ')}`,
+      `${t.from} -> ${t.to}${t.tier ? ` (${t.tier} tier)` : ''}: ${t.count}${t.loosens ? ' (loosens)' : ''}  ${t.decisionIds.join(' ')}`,
     );
   lines.push(
     `not replayed: ${report.apart.rateLimited} depended on a rate limit, ${report.apart.reviewed} on a review, ${report.apart.masked} on masked parameters`,

@@ -1,6 +1,6 @@
 import { unreachableRules } from '../engine/index.js';
 import { buildIndex, isRejected, validateConfigObject, type IndexSnapshot } from '../index/index.js';
-import { objectKey, type ConfigObject } from '../model/index.js';
+import { kindKey, objectKey, type ConfigObject } from '../model/index.js';
 import type { FileProblem, LocatedObject } from '../sources/located-manifests.js';
 
 export type Severity = 'error' | 'warning';
@@ -10,7 +10,7 @@ export interface Finding {
   severity: Severity;
   file: string;
   line: number;
-  /** `Kind/name`, or undefined for a file-level problem (YAML syntax). */
+  /** objectKey (`Kind/name`, `Kind/namespace/name`), or undefined for a file-level problem (YAML syntax). */
   object: string | undefined;
   message: string;
 }
@@ -54,11 +54,15 @@ export function checkManifests(
     valid.push(checked.object);
   }
   const snapshot = buildIndex(valid);
-  for (const { kind, name, status } of snapshot.statuses()) {
+  for (const { kind, name, namespace, status } of snapshot.statuses()) {
+    const key = kindKey(kind, name, namespace);
+    const item = located.get(key)!;
+    // In use, but its namespace may not govern all it names (the webhook warns alike).
+    if (status.outsideDelegation !== undefined)
+      findings.push(at(item, key, 'warning', `OutsideDelegation: ${status.outsideDelegation}`));
     if (status.ready) continue;
-    const item = located.get(`${kind}/${name}`)!;
     const severity = isRejected(status) ? 'error' : 'warning';
-    findings.push(at(item, `${kind}/${name}`, severity, `${status.reason}: ${status.message}`, status.field));
+    findings.push(at(item, key, severity, `${status.reason}: ${status.message}`, status.field));
   }
   for (const rule of unreachableRules(snapshot)) {
     const item = located.get(`Policy/${rule.policy}`)!;

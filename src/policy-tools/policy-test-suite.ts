@@ -7,6 +7,7 @@ import {
   type AuthorityCheck,
   type Outcome,
   type Proposal,
+  type Tier,
 } from '../model/index.js';
 
 export const TEST_API_VERSION = 'test.arbiter.dev/v1alpha1';
@@ -22,6 +23,8 @@ export interface CaseExpectation {
   riskScore?: RiskExpectation;
   /** A substring of the reason. */
   reason?: string;
+  /** Which tier decided (evaluation.tier); present only where the actor's namespace has rules. */
+  tier?: Tier;
 }
 
 export interface PolicyTestCase {
@@ -93,6 +96,7 @@ const suiteSchema = {
                   authorityCheck: {
                     enum: [...AUTHORITY_CHECKS],
                   },
+                  tier: { enum: ['cluster', 'namespace'] },
                   riskScore: {
                     oneOf: [
                       { type: 'number' },

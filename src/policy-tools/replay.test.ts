@@ -151,3 +151,33 @@ describe('replaying tool-proxy decisions of a pinned tool', () => {
     expect(replay.report()).toMatchObject({ replayed: 2, unchanged: 2, transitions: [] });
   });
 });
+
+describe('replaying decisions of namespaced actors', () => {
+  it("names the tier of the new outcome where the actor's namespace has rules", async () => {
+    const before = buildIndex([
+      capability('files.read'),
+      grant('bot', 'team-a/bot', [{ capability: 'files.read' }]),
+      grant('other', 'agent-1', [{ capability: 'files.read' }]),
+    ]);
+    const { entries } = await recorded(before, [
+      proposal('files.read', {}, { id: 'team-a/bot' }),
+      proposal('files.read', {}, { id: 'agent-1' }),
+    ]);
+    const after = buildIndex([
+      ...before.objects(),
+      policy('cluster-deny', [{ capability: 'files.read', outcome: 'ESCALATE' }]),
+      {
+        apiVersion: 'governance.arbiter.dev/v1alpha1',
+        kind: 'NamespacedPolicy',
+        metadata: { name: 'deny', namespace: 'team-a' },
+        spec: { rules: [{ capability: 'files.read', outcome: 'DENY' }] },
+      },
+    ]);
+    const replay = new DecisionReplay(after, 'ALLOW');
+    for (const entry of entries) replay.add(entry);
+    expect(replay.report().transitions.map((t) => [t.from, t.to, t.tier, t.count])).toEqual([
+      ['ALLOW', 'DENY', 'namespace', 1],
+      ['ALLOW', 'ESCALATE', undefined, 1],
+    ]);
+  });
+});

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../audit/audit-log.js';
 import { completeDecision, evaluateProposal, resolveEngineSettings } from '../engine/index.js';
 import type { DecisionData } from '../governance/decision-record.js';
 import type { IndexSnapshot } from '../index/index.js';
-import { OUTCOME_RESTRICTIVENESS, type Observations, type Outcome } from '../model/index.js';
+import { OUTCOME_RESTRICTIVENESS, type Observations, type Outcome, type Tier } from '../model/index.js';
 
 /** Decision ids listed per transition. */
 const LISTED_IDS = 5;
@@ -15,6 +15,8 @@ export interface Transition {
   decisionIds: string[];
   /** The new outcome is less restrictive (DENY > ESCALATE > REQUIRE_CONFIRMATION > ALLOW). */
   loosens: boolean;
+  /** The tier that decided the new outcome, where the actor's namespace has rules (evaluation.tier). */
+  tier?: Tier;
 }
 
 export interface ReplayReport {
@@ -81,7 +83,7 @@ export class DecisionReplay {
       this.unchanged += 1;
       return;
     }
-    this.note(entry.outcome, decided.outcome, entry.decision_id ?? entry.id);
+    this.note(entry.outcome, decided.outcome, decided.evaluation.tier, entry.decision_id ?? entry.id);
   }
 
   report(): ReplayReport {
@@ -98,14 +100,15 @@ export class DecisionReplay {
       .some((rule) => rule.condition !== null && mentionsAny(rule.condition.source, masked));
   }
 
-  private note(from: Outcome, to: Outcome, decisionId: string): void {
-    const id = `${from} -> ${to}`;
+  private note(from: Outcome, to: Outcome, tier: Tier | undefined, decisionId: string): void {
+    const id = key({ from, to, tier });
     const transition = this.transitions.get(id) ?? {
       from,
       to,
       count: 0,
       decisionIds: [],
       loosens: rank(to) > rank(from),
+      ...(tier !== undefined ? { tier } : {}),
     };
     transition.count += 1;
     if (transition.decisionIds.length < LISTED_IDS) transition.decisionIds.push(decisionId);
@@ -163,6 +166,6 @@ function rank(outcome: Outcome): number {
   return OUTCOME_RESTRICTIVENESS.indexOf(outcome);
 }
 
-function key(t: Transition): string {
-  return `${t.from} -> ${t.to}`;
+function key(t: Pick<Transition, 'from' | 'to' | 'tier'>): string {
+  return `${t.from} -> ${t.to} ${t.tier ?? ''}`;
 }

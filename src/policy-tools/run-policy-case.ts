@@ -47,6 +47,7 @@ function unmet(expect: CaseExpectation, decision: EngineDecision): string[] {
   check('policy', expect.policy, evaluation.policy_matched);
   check('capabilityCheck', expect.capabilityCheck, evaluation.capability_check);
   check('authorityCheck', expect.authorityCheck, evaluation.authority_check);
+  check('tier', expect.tier, evaluation.tier);
   if (expect.riskScore !== undefined && !riskHolds(expect.riskScore, decision.risk_score))
     failures.push(`expected riskScore ${JSON.stringify(expect.riskScore)}, got ${decision.risk_score}`);
   if (expect.reason !== undefined && !decision.reason.includes(expect.reason))

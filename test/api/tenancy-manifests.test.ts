@@ -10,40 +10,7 @@ import {
   tempManifests,
   type ArbiterProcess,
 } from '../support/arbiter-process.js';
-
-/** Team manifests beside the example ones: one policy name in two namespaces, a Delegation for team-a only. */
-const TEAMS = `
-apiVersion: governance.arbiter.dev/v1alpha1
-kind: Delegation
-metadata: {name: team-a}
-spec: {namespaces: [team-a], capabilities: ["email.*"], maxRiskLevel: medium}
----
-apiVersion: governance.arbiter.dev/v1alpha1
-kind: NamespacedActorGrant
-metadata: {name: bot, namespace: team-a}
-spec:
-  actor: {id: bot, type: ai-agent}
-  grants: [{capability: email.send}, {capability: deploy.production}]
----
-apiVersion: governance.arbiter.dev/v1alpha1
-kind: NamespacedPolicy
-metadata: {name: mail, namespace: team-a}
-spec:
-  rules: [{capability: email.send, condition: "parameters.subject == 'hold'", outcome: ESCALATE}]
----
-apiVersion: governance.arbiter.dev/v1alpha1
-kind: NamespacedActorGrant
-metadata: {name: bot, namespace: team-b}
-spec:
-  actor: {id: bot, type: ai-agent}
-  grants: [{capability: email.send}]
----
-apiVersion: governance.arbiter.dev/v1alpha1
-kind: NamespacedPolicy
-metadata: {name: mail, namespace: team-b}
-spec:
-  rules: [{capability: email.send, outcome: DENY}]
-`;
+import { TEAM_MANIFESTS } from '../support/team-manifests.js';
 
 /** An object written through the API earlier (the data directory's file), in a third namespace. */
 const API_OBJECTS = [
@@ -59,7 +26,7 @@ let arbiter: ArbiterProcess;
 
 beforeAll(async () => {
   const manifestsDir = await tempManifests();
-  await writeFile(join(manifestsDir, 'teams.yaml'), TEAMS);
+  await writeFile(join(manifestsDir, 'teams.yaml'), TEAM_MANIFESTS);
   const dataDir = await tempDir();
   await writeFile(join(dataDir, 'api-objects.json'), JSON.stringify(API_OBJECTS));
   arbiter = await startArbiter({ manifestsDir, dataDir });

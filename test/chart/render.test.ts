@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { ApiKeyRegistry } from '../../src/auth/api-keys.js';
 import type { AdmissionOptions } from '../../src/admission/admission-settings.js';
 import { parseServeOptions, type ServeOptions } from '../../src/cli/serve-options.js';
+import { KINDS } from '../../src/model/index.js';
 import {
   arbiterContainer,
   controllerClusterRole,
@@ -50,8 +51,7 @@ describe('the chart renders', () => {
     const chart = await renderChart({ values: VALUE_SETS.defaults });
     expect(chart.objects.map((o) => o.kind).sort()).toEqual(
       [
-        // One per configuration kind: Capability, Policy, ActorGrant and the tenancy kinds.
-        ...Array(6).fill('CustomResourceDefinition'),
+        ...Array(KINDS.length).fill('CustomResourceDefinition'),
         // The controller's, and arbiter-reviewer and arbiter-auditor for people to bind.
         ...Array(3).fill('ClusterRole'),
         'ClusterRoleBinding',

@@ -174,5 +174,36 @@ describeWithControlPlane(
       expect(foreign.value.message).toContain('ServiceAccount team-b/deployer');
       expect((await propose('team-a/thief', 'db.query')).outcome).toBe('DENY');
     });
+    it("authenticates a team-a ServiceAccount's token as the namespaced actor its grant binds", async () => {
+      const sa = await kube('POST', '/api/v1/namespaces/team-a/serviceaccounts', {
+        metadata: { name: 'runner' },
+      });
+      expect(sa.status, sa.text).toBe(201);
+      await createIn('team-a', 'namespacedactorgrants', 'NamespacedActorGrant', 'runner', {
+        actor: { id: 'runner', subjects: [{ kind: 'ServiceAccount', name: 'runner' }] },
+        grants: [{ capability: 'db.query' }],
+      });
+      await conditionOf('team-a', 'namespacedactorgrants', 'runner', 'Ready', 'Accepted');
+      const token = await kube('POST', '/api/v1/namespaces/team-a/serviceaccounts/runner/token', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 3600 },
+      });
+      expect(token.status, token.text).toBe(201);
+      const asRunner = (actor: string) =>
+        call(arbiter.url, 'POST', '/api/v1/governance/propose', {
+          key: token.body.status.token as string,
+          body: {
+            actor: { id: actor, type: 'automation' },
+            action: { capability: 'db.query', parameters: {} },
+          },
+        });
+      const own = await asRunner('team-a/runner');
+      expect(own.status, JSON.stringify(own.body)).toBe(200);
+      expect(own.body.outcome).toBe('ESCALATE'); // team-a/careful
+      const other = await asRunner('team-a/bot');
+      expect(other.status).toBe(403);
+      expect(other.body.error.code).toBe('ACTOR_MISMATCH');
+    });
   },
 );
