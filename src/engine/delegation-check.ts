@@ -1,5 +1,5 @@
-import { coversCapability, riskAbove, type IndexedDelegation } from '../index/index.js';
-import type { CapabilitySpec } from '../model/index.js';
+import { coversCapability, type IndexedDelegation } from '../index/index.js';
+import { riskLevelAtMost, type CapabilitySpec } from '../model/index.js';
 
 export { coversCapability };
 
@@ -30,7 +30,7 @@ export function checkDelegation(
   });
   if (!coversCapability(capabilities, capability.name))
     return refuse(`Delegation ${delegation.name} covers only ${capabilities.join(', ') || 'nothing'}`);
-  if (riskAbove(capability.riskLevel, maxRiskLevel))
+  if (!riskLevelAtMost(capability.riskLevel, maxRiskLevel))
     return refuse(
       `its risk level ${capability.riskLevel} is above ${maxRiskLevel}, the most Delegation ${delegation.name} allows`,
     );

@@ -1,14 +1,9 @@
-import { RISK_LEVELS, type RiskLevel } from '../model/index.js';
+import { riskLevelAtMost, type RiskLevel } from '../model/index.js';
 import type { IndexedDelegation } from './indexed-types.js';
 
 /** A name is covered when listed, or under a trailing-".*" pattern (`db.*` covers `db.x.y`). */
 export function coversCapability(patterns: readonly string[], name: string): boolean {
   return patterns.some((p) => (p.endsWith('.*') ? name.startsWith(p.slice(0, -1)) : p === name));
-}
-
-/** Whether `level` is riskier than `max`. */
-export function riskAbove(level: RiskLevel, max: RiskLevel): boolean {
-  return RISK_LEVELS.indexOf(level) > RISK_LEVELS.indexOf(max);
 }
 
 /**
@@ -31,7 +26,7 @@ export function outsideDelegation(
   const outside = names.flatMap((name) => {
     if (!coversCapability(spec.capabilities, name)) return [`${name} (not delegated)`];
     const risk = riskOf(name);
-    return risk !== undefined && riskAbove(risk, spec.maxRiskLevel)
+    return risk !== undefined && !riskLevelAtMost(risk, spec.maxRiskLevel)
       ? [`${name} (risk level ${risk} is above ${spec.maxRiskLevel})`]
       : [];
   });

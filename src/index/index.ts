@@ -37,4 +37,4 @@ export {
   type SensitiveFields,
 } from './sensitive-fields.js';
 export type { IdentityBinding } from './index-identities.js';
-export { coversCapability, riskAbove } from './delegation-coverage.js';
+export { coversCapability } from './delegation-coverage.js';

@@ -62,12 +62,19 @@ async function allPages(path: string, plural: string): Promise<{ items: any[]; t
 }
 
 describe('namespace of decisions and audit entries', () => {
-  it('serves entries as they were hashed: no namespace field of their own', async () => {
+  it("writes a namespaced actor's namespace into its entries, hashed with them; cluster actors' entries have none", async () => {
     const page = await api('/audit/log?event_type=governance.decision');
-    expect(page.body.entries.map((e: any) => e.actor_id).sort()).toEqual(
-      ['agent-001', 'team-a/bot', 'team-a/bot', 'team-a/other', 'team-b/bot'].sort(),
+    const byActor = page.body.entries.map((e: any) => [e.actor_id, e.namespace]);
+    expect(byActor.sort()).toEqual(
+      [
+        ['agent-001', undefined],
+        ['team-a/bot', 'team-a'],
+        ['team-a/bot', 'team-a'],
+        ['team-a/other', 'team-a'],
+        ['team-b/bot', 'team-b'],
+      ].sort(),
     );
-    for (const entry of page.body.entries) expect(entry).not.toHaveProperty('namespace');
+    expect((await api('/audit/verify')).body.ok).toBe(true);
   });
 
   it('filters /audit/log by namespace with the other filters, exact totals and cursors', async () => {
