@@ -52,8 +52,9 @@ describe('the chart renders', () => {
     expect(chart.objects.map((o) => o.kind).sort()).toEqual(
       [
         ...Array(KINDS.length).fill('CustomResourceDefinition'),
-        // The controller's, and arbiter-reviewer and arbiter-auditor for people to bind.
-        ...Array(3).fill('ClusterRole'),
+        // The controller's; arbiter-reviewer, arbiter-auditor, arbiter-team-editor and
+        // arbiter-catalog-reader for people to bind.
+        ...Array(5).fill('ClusterRole'),
         'ClusterRoleBinding',
         'Deployment',
         'PodDisruptionBudget',
