@@ -111,8 +111,15 @@ function inScope(records: RecordScope, namespace: string | null | undefined): bo
 function entryNamespaceOf(data: string): string | null {
   try {
     const entry = JSON.parse(data) as Record<string, unknown>;
-    const text = (key: string) => (typeof entry[key] === 'string' ? (entry[key] as string) : undefined);
-    return entryNamespace({ actor_id: text('actor_id'), event_type: text('event_type'), namespace: text('namespace') });
+    const text = (key: string) => {
+      const value = entry[key];
+      return typeof value === 'string' ? value : undefined;
+    };
+    return entryNamespace({
+      actor_id: text('actor_id'),
+      event_type: text('event_type'),
+      namespace: text('namespace'),
+    });
   } catch {
     return null;
   }
