@@ -173,7 +173,10 @@ async function permitByRbac(
   );
 }
 
-/** Step 2 on a route naming its resource: RBAC's answer for `verb` on it in the route's namespace. */
+/**
+ * Step 2 on a route naming its resource: RBAC's answer for `verb` on it in the route's
+ * namespace, or, for a read, the scope's own at cluster scope.
+ */
 async function permitOnResource(
   rbac: RbacAuthority | undefined,
   principal: Principal,
@@ -184,6 +187,9 @@ async function permitOnResource(
 ): Promise<RecordVisibility> {
   const user = principal.kubernetes;
   if (!rbac || !user) throw lacksScope(principal, scope);
+  // A cluster-scope reader (governance:read by a ClusterRoleBinding) reads every namespace's.
+  const clusterWide = rbacAttributes(scope, verb);
+  if (clusterWide && (await rbac.allows(user, clusterWide))) return SEES_EVERYTHING;
   const namespace = await request.namespace?.(req);
   const attributes: ResourceAttributes = {
     group: ARBITER_API_GROUP,

@@ -462,6 +462,12 @@ describeWithControlPlane(
       expect(
         (await write('POST', '/namespaces/team-a/policies', as('lead-a'), { name: 'x', rules })).status,
       ).toBe(403);
+      // Reads: a cluster auditor reads every namespace's, a team-b auditor none of team A's.
+      const read = await write('GET', '/namespaces/team-a/policies/editors', as('auditor-all'));
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect((await write('GET', '/namespaces/team-a/policies', as('auditor-b'))).status).toBe(403);
+      const listed = await write('GET', '/namespaces/team-a/policies', editor);
+      expect(listed.body.policies.map((p: { name: string }) => p.name)).toContain('editors');
       const bad = await write('GET', '/namespaces/Team_A/policies', editor);
       expect(bad.status).toBe(400);
       expect(bad.body.error.code).toBe('INVALID_REQUEST');
