@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import {
+  ARBITER_API_GROUP,
   describeAccess,
   hasScope,
   rbacAttributes,
@@ -13,6 +14,7 @@ import {
   type Principal,
   type RbacAuthority,
   type RecordVisibility,
+  type ResourceAttributes,
   type Scope,
 } from '../auth/index.js';
 import { ArbiterError } from '../model/index.js';
@@ -108,6 +110,12 @@ export interface RbacRequest {
    * about the whole cluster and refuses them.
    */
   perNamespace?: boolean;
+  /**
+   * A resource of ARBITER_API_GROUP (e.g. `namespacedpolicies`): a Kubernetes user without
+   * the scope may call the route when RBAC allows it `verb` on that resource in
+   * `namespace`, as kubectl would need to write the object itself.
+   */
+  resource?: string;
 }
 
 function clusterRouteRefused(principal: Principal): ArbiterError {
@@ -166,6 +174,38 @@ async function permitByRbac(
 }
 
 /**
+ * Step 2 on a route naming its resource: RBAC's answer for `verb` on it in the route's
+ * namespace, or, for a read, the scope's own at cluster scope.
+ */
+async function permitOnResource(
+  rbac: RbacAuthority | undefined,
+  principal: Principal,
+  scope: Scope,
+  verb: string,
+  request: RbacRequest & { resource: string },
+  req: Request,
+): Promise<RecordVisibility> {
+  const user = principal.kubernetes;
+  if (!rbac || !user) throw lacksScope(principal, scope);
+  // A cluster-scope reader (governance:read by a ClusterRoleBinding) reads every namespace's.
+  const clusterWide = rbacAttributes(scope, verb);
+  if (clusterWide && (await rbac.allows(user, clusterWide))) return SEES_EVERYTHING;
+  const namespace = await request.namespace?.(req);
+  const attributes: ResourceAttributes = {
+    group: ARBITER_API_GROUP,
+    resource: request.resource,
+    verb,
+    ...(namespace === undefined ? {} : { namespace }),
+  };
+  if (namespace !== undefined && (await rbac.allows(user, attributes)))
+    return seesNamespaces(new Set([namespace]));
+  throw new ArbiterError(
+    'FORBIDDEN',
+    `"${principal.name}" lacks the scope ${scope}, and RBAC does not let user "${user.username}" ${describeAccess(attributes)}`,
+  );
+}
+
+/**
  * Bearer authentication and the per-key rate limit, no scope asked: for routes about the
  * caller itself (whoami). In cluster mode any Kubernetes user is a caller.
  */
@@ -200,7 +240,7 @@ export function requireScope(
   request: RbacRequest = {},
 ): RequestHandler {
   // Only where RBAC can grant the scope may a Kubernetes user unknown to Arbiter call.
-  const rbac = RBAC_SCOPES[scope] ? authenticator.rbac : undefined;
+  const rbac = RBAC_SCOPES[scope] || request.resource ? authenticator.rbac : undefined;
   return async (req, res, next) => {
     const setHeader: SetHeader = (name, value) => res.setHeader(name, value);
     const principal = await identifyCaller(rbac ?? authenticator, req.get('authorization'), setHeader);
@@ -208,7 +248,10 @@ export function requireScope(
     if (hasScope(principal, scope)) req.visibility = await permitByKey(principal, request, req);
     else {
       const verb = request.verb ?? readVerb(Object.keys(req.params).length > 0);
-      req.visibility = await permitByRbac(rbac, principal, scope, verb, request, req);
+      const { resource } = request;
+      req.visibility = resource
+        ? await permitOnResource(rbac, principal, scope, verb, { ...request, resource }, req)
+        : await permitByRbac(rbac, principal, scope, verb, request, req);
     }
     takeRateLimit(principal, limiter, now(), setHeader);
     next();

@@ -104,6 +104,104 @@ function operation(op: Operation) {
   };
 }
 
+/** Where the policy and grant routes are: the cluster's, or a namespace's (issue #38). */
+interface ConfigurationPaths {
+  prefix: string;
+  params: string[];
+  policies: string;
+  policy: string;
+  /** Whose grants: the summary's subject. */
+  actor: string;
+}
+
+const CLUSTER_PATHS: ConfigurationPaths = {
+  prefix: '/api/v1',
+  params: [],
+  policies: 'policies',
+  policy: 'policy',
+  actor: 'an actor',
+};
+
+const NAMESPACE_PATHS: ConfigurationPaths = {
+  prefix: '/api/v1/namespaces/{namespace}',
+  params: ['namespace'],
+  policies: "a namespace's NamespacedPolicies",
+  policy: 'NamespacedPolicy',
+  actor: 'a namespaced actor (NamespacedActorGrant; {id} is the local id, bot for team-a/bot)',
+};
+
+/** The same operations in both scopes: one set of handlers serves them (routes/configuration.ts). */
+function configurationPaths(at: ConfigurationPaths) {
+  const ok = (schema: Schema, status = 200) => ({ status, schema });
+  return {
+    [`${at.prefix}/policies`]: {
+      get: operation({
+        summary: `List ${at.policies}`,
+        scope: 'governance:read',
+        params: at.params,
+        query: listQuerySchema,
+        ok: ok(listSchema('policies', policySchema)),
+      }),
+      post: operation({
+        summary: `Create a ${at.policy}`,
+        scope: 'policies:manage',
+        params: at.params,
+        body: policyCreateSchema,
+        ok: ok(policySchema, 201),
+      }),
+    },
+    [`${at.prefix}/policies/{id}`]: {
+      get: operation({
+        summary: `One ${at.policy}`,
+        scope: 'governance:read',
+        params: [...at.params, 'id'],
+        ok: ok(policySchema),
+      }),
+      put: operation({
+        summary: `Replace a ${at.policy}`,
+        scope: 'policies:manage',
+        params: [...at.params, 'id'],
+        body: policyUpdateSchema,
+        ok: ok(policySchema),
+      }),
+      delete: operation({
+        summary: `Delete a ${at.policy}`,
+        scope: 'policies:manage',
+        params: [...at.params, 'id'],
+        ok: ok({
+          type: 'object',
+          required: ['id', 'deleted'],
+          properties: { id: { type: 'string' }, deleted: { const: true } },
+        }),
+      }),
+    },
+    [`${at.prefix}/actors/{id}/grants`]: {
+      get: operation({
+        summary: `The grants of ${at.actor}`,
+        scope: 'governance:read',
+        params: [...at.params, 'id'],
+        query: listQuerySchema,
+        ok: ok(listSchema('grants', grantSchema)),
+      }),
+      post: operation({
+        summary: `Grant a capability to ${at.actor}`,
+        scope: 'grants:manage',
+        params: [...at.params, 'id'],
+        body: grantBodySchema,
+        ok: ok(grantSchema, 201),
+      }),
+    },
+    [`${at.prefix}/actors/{id}/grants/{capability}`]: {
+      delete: operation({
+        summary: `Revoke a capability of ${at.actor}`,
+        scope: 'grants:manage',
+        params: [...at.params, 'id', 'capability'],
+        ok: ok({ type: 'object' }),
+      }),
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document of the whole API, from the schemas the server validates with. */
 export function buildOpenApiDocument(version: string) {
   const ok = (schema: Schema, status = 200) => ({ status, schema });
@@ -247,69 +345,8 @@ export function buildOpenApiDocument(version: string) {
           }),
         }),
       },
-      '/api/v1/policies': {
-        get: operation({
-          summary: 'List policies',
-          scope: 'governance:read',
-          query: listQuerySchema,
-          ok: ok(listSchema('policies', policySchema)),
-        }),
-        post: operation({
-          summary: 'Create a policy',
-          scope: 'policies:manage',
-          body: policyCreateSchema,
-          ok: ok(policySchema, 201),
-        }),
-      },
-      '/api/v1/policies/{id}': {
-        get: operation({
-          summary: 'One policy',
-          scope: 'governance:read',
-          params: ['id'],
-          ok: ok(policySchema),
-        }),
-        put: operation({
-          summary: 'Replace a policy',
-          scope: 'policies:manage',
-          params: ['id'],
-          body: policyUpdateSchema,
-          ok: ok(policySchema),
-        }),
-        delete: operation({
-          summary: 'Delete a policy',
-          scope: 'policies:manage',
-          params: ['id'],
-          ok: ok({
-            type: 'object',
-            required: ['id', 'deleted'],
-            properties: { id: { type: 'string' }, deleted: { const: true } },
-          }),
-        }),
-      },
-      '/api/v1/actors/{id}/grants': {
-        get: operation({
-          summary: "An actor's grants",
-          scope: 'governance:read',
-          params: ['id'],
-          query: listQuerySchema,
-          ok: ok(listSchema('grants', grantSchema)),
-        }),
-        post: operation({
-          summary: 'Grant a capability',
-          scope: 'grants:manage',
-          params: ['id'],
-          body: grantBodySchema,
-          ok: ok(grantSchema, 201),
-        }),
-      },
-      '/api/v1/actors/{id}/grants/{capability}': {
-        delete: operation({
-          summary: 'Revoke a capability',
-          scope: 'grants:manage',
-          params: ['id', 'capability'],
-          ok: ok({ type: 'object' }),
-        }),
-      },
+      ...configurationPaths(CLUSTER_PATHS),
+      ...configurationPaths(NAMESPACE_PATHS),
       '/api/v1/audit/events': {
         get: operation({
           summary: 'Recent events, newest first; SSE live feed with Accept: text/event-stream',

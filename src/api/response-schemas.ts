@@ -110,7 +110,16 @@ export const capabilitySchema = {
 
 const statusSchema = {
   type: ['object', 'null'],
-  properties: { ready: { type: 'boolean' }, reason: { type: 'string' }, message: { type: 'string' } },
+  properties: {
+    ready: { type: 'boolean' },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+    outside_delegation: {
+      type: 'string',
+      description:
+        "Of a namespaced object naming capabilities its namespace's Delegation does not cover: which (the object stays in use).",
+    },
+  },
 } as const;
 
 export const policySchema = {
@@ -119,6 +128,7 @@ export const policySchema = {
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
+    namespace: { type: 'string', description: 'Of a NamespacedPolicy only.' },
     description: { type: 'string' },
     rules: { type: 'array', items: { type: 'object' } },
     enabled: { type: 'boolean' },

@@ -6,6 +6,7 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { namedIn as named } from '../governance/config-writer.js';
 import { API_GROUP, type Kind } from '../model/index.js';
 import { toArbiterError } from './kube-errors.js';
 import { withTimeout } from './with-timeout.js';
@@ -32,36 +33,47 @@ export class CustomObjects {
     );
   }
 
-  get(kind: Kind, name: string): Promise<RawObject> {
-    return this.call(this.api.getClusterCustomObject({ ...this.target(kind), name }), `read ${kind} ${name}`);
+  /** `namespace`: of an object of a namespaced kind (get, delete); create and replace read the body's. */
+  get(kind: Kind, name: string, namespace?: string): Promise<RawObject> {
+    const request =
+      namespace === undefined
+        ? this.api.getClusterCustomObject({ ...this.target(kind), name })
+        : this.api.getNamespacedCustomObject({ ...this.target(kind), namespace, name });
+    return this.call(request, `read ${kind} ${named(name, namespace)}`);
   }
 
   create(kind: Kind, body: RawObject): Promise<RawObject> {
-    return this.call(
-      this.api.createClusterCustomObject({ ...this.target(kind), body }),
-      `create ${kind} ${body.metadata?.name ?? ''}`,
-    );
+    const namespace = body.metadata?.namespace;
+    const request =
+      namespace === undefined
+        ? this.api.createClusterCustomObject({ ...this.target(kind), body })
+        : this.api.createNamespacedCustomObject({ ...this.target(kind), namespace, body });
+    return this.call(request, `create ${kind} ${named(body.metadata?.name ?? '', namespace)}`);
   }
 
   /** Replaces the object; `body.metadata.resourceVersion` makes it fail with CONFLICT on a race. */
   replace(kind: Kind, body: RawObject): Promise<RawObject> {
     const name = body.metadata?.name ?? '';
-    return this.call(
-      this.api.replaceClusterCustomObject({ ...this.target(kind), name, body }),
-      `update ${kind} ${name}`,
-    );
+    const namespace = body.metadata?.namespace;
+    const request =
+      namespace === undefined
+        ? this.api.replaceClusterCustomObject({ ...this.target(kind), name, body })
+        : this.api.replaceNamespacedCustomObject({ ...this.target(kind), namespace, name, body });
+    return this.call(request, `update ${kind} ${named(name, namespace)}`);
   }
 
   /** Deletes the object only if it is still at `resourceVersion`. */
-  delete(kind: Kind, name: string, resourceVersion: string | undefined): Promise<void> {
-    return this.call(
-      this.api.deleteClusterCustomObject({
-        ...this.target(kind),
-        name,
-        ...(resourceVersion ? { body: { preconditions: { resourceVersion } } } : {}),
-      }),
-      `delete ${kind} ${name}`,
-    ).then(() => undefined);
+  delete(kind: Kind, name: string, resourceVersion: string | undefined, namespace?: string): Promise<void> {
+    const target = {
+      ...this.target(kind),
+      name,
+      ...(resourceVersion ? { body: { preconditions: { resourceVersion } } } : {}),
+    };
+    const request =
+      namespace === undefined
+        ? this.api.deleteClusterCustomObject(target)
+        : this.api.deleteNamespacedCustomObject({ ...target, namespace });
+    return this.call(request, `delete ${kind} ${named(name, namespace)}`).then(() => undefined);
   }
 
   /**
@@ -86,10 +98,7 @@ export class CustomObjects {
             { ...this.target(kind), namespace, name, body },
             options,
           );
-    return this.call(
-      request,
-      `write the status of ${kind} ${namespace === undefined ? '' : `${namespace}/`}${name}`,
-    );
+    return this.call(request, `write the status of ${kind} ${named(name, namespace)}`);
   }
 
   private target(kind: Kind) {

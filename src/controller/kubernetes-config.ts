@@ -152,7 +152,7 @@ export class KubernetesConfig implements ConfigWriter {
       objects,
       waiters: this.waiters,
       snapshot: () => this.published?.snapshot,
-      actorGrants: () => this.watcherOf('ActorGrant').objects(),
+      actorGrants: (kind) => this.watcherOf(kind).objects(),
       clock: deps.clock,
     });
   }

@@ -10,14 +10,19 @@ import {
   CHANGED_BY_ANNOTATION,
   DELETED_AT_ANNOTATION,
   DELETED_BY_ANNOTATION,
+  grantKind,
+  namedIn,
+  policyKind,
+  type AnyActorGrantObject,
+  type AnyPolicyObject,
   type ConfigWriter,
   type Written,
 } from '../governance/config-writer.js';
 import {
   API_VERSION,
   ArbiterError,
+  kindKey,
   objectKey,
-  type ActorGrantObject,
   type ActorGrantSpec,
   type ActorType,
   type CapabilityObject,
@@ -25,7 +30,6 @@ import {
   type ConfigObject,
   type GrantSpec,
   type Kind,
-  type PolicyObject,
   type PolicySpec,
 } from '../model/index.js';
 import { capabilityObjectName, grantObjectName } from '../sources/object-names.js';
@@ -38,8 +42,8 @@ export interface KubernetesWritesDeps {
   waiters: VersionWaiters;
   /** The published index; undefined until every kind has synced. */
   snapshot: () => IndexSnapshot | undefined;
-  /** The ActorGrant objects as the informer holds them. */
-  actorGrants: () => readonly RawObject[];
+  /** The ActorGrant (or NamespacedActorGrant) objects as the informer holds them. */
+  actorGrants: (kind: AnyActorGrantObject['kind']) => readonly RawObject[];
   clock: () => Date;
 }
 
@@ -68,56 +72,76 @@ export class KubernetesWrites implements ConfigWriter {
     return this.settled<CapabilityObject>('Capability', created, true);
   }
 
-  async createPolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
-    const object = newObject('Policy', name, spec, caller) as PolicyObject;
+  async createPolicy(
+    name: string,
+    spec: PolicySpec,
+    caller: string,
+    namespace?: string,
+  ): Promise<Written<AnyPolicyObject>> {
+    const kind = policyKind(namespace);
+    const object = newObject(kind, name, spec, caller, namespace) as AnyPolicyObject;
     this.refuseRejected(object);
-    const created = await this.create('Policy', object, `policy ${name} already exists`);
-    return this.settled<PolicyObject>('Policy', created, true);
+    const created = await this.create(kind, object, `policy ${namedIn(name, namespace)} already exists`);
+    return this.settled<AnyPolicyObject>(kind, created, true);
   }
 
-  async updatePolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
-    const updated = await this.readModifyWrite('Policy', name, (current) => {
-      if (!current) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
+  async updatePolicy(
+    name: string,
+    spec: PolicySpec,
+    caller: string,
+    namespace?: string,
+  ): Promise<Written<AnyPolicyObject>> {
+    const kind = policyKind(namespace);
+    const target = { kind, name, namespace };
+    const updated = await this.readModifyWrite(target, (current) => {
+      if (!current) throw new ArbiterError('NOT_FOUND', `no policy ${namedIn(name, namespace)}`);
       return { ...current, metadata: withCaller(current.metadata, caller), spec };
     });
-    return this.settled<PolicyObject>('Policy', updated!, false);
+    return this.settled<AnyPolicyObject>(kind, updated!, false);
   }
 
   async grant(
     actor: { id: string; type?: ActorType },
     grant: GrantSpec,
     caller: string,
-  ): Promise<Written<ActorGrantObject>> {
+    namespace?: string,
+  ): Promise<Written<AnyActorGrantObject>> {
+    const kind = grantKind(namespace);
     const name = grantObjectName(actor.id, grant.capability);
     const spec: ActorGrantSpec = {
       actor: { id: actor.id, ...(actor.type ? { type: actor.type } : {}) },
       grants: [grant],
     };
     let created = false;
-    const written = await this.readModifyWrite('ActorGrant', name, (current) => {
+    const written = await this.readModifyWrite({ kind, name, namespace }, (current) => {
       created = current === undefined;
       return current
         ? { ...current, metadata: withCaller(current.metadata, caller), spec }
-        : (newObject('ActorGrant', name, spec, caller) as RawObject);
+        : (newObject(kind, name, spec, caller, namespace) as RawObject);
     });
-    return this.settled<ActorGrantObject>('ActorGrant', written!, created);
+    return this.settled<AnyActorGrantObject>(kind, written!, created);
   }
 
-  async revoke(actorId: string, capability: string, caller: string): Promise<number> {
+  async revoke(actorId: string, capability: string, caller: string, namespace?: string): Promise<number> {
     this.snapshot();
+    const kind = grantKind(namespace);
     const holds = (raw: RawObject) => {
       const spec = raw.spec as Partial<ActorGrantSpec> | undefined;
       return spec?.actor?.id === actorId && (spec.grants ?? []).some((g) => g.capability === capability);
     };
-    const affected = this.deps.actorGrants().filter(holds);
+    const affected = this.deps
+      .actorGrants(kind)
+      .filter((raw) => raw.metadata?.namespace === namespace && holds(raw));
     if (affected.length === 0)
-      throw new ArbiterError('NOT_FOUND', `actor ${actorId} has no grant of ${capability}`);
+      throw new ArbiterError(
+        'NOT_FOUND',
+        `actor ${namedIn(actorId, namespace)} has no grant of ${capability}`,
+      );
     const settled: Promise<void>[] = [];
     for (const raw of affected) {
       const name = raw.metadata?.name ?? '';
       const written = await this.readModifyWrite(
-        'ActorGrant',
-        name,
+        { kind, name, namespace },
         (current) => {
           if (!current || !holds(current)) return undefined;
           const spec = current.spec as ActorGrantSpec;
@@ -127,7 +151,7 @@ export class KubernetesWrites implements ConfigWriter {
         },
         caller,
       );
-      const key = `ActorGrant/${name}`;
+      const key = kindKey(kind, name, namespace);
       settled.push(
         written
           ? this.deps.waiters.untilVersion(key, written.metadata?.resourceVersion ?? '')
@@ -138,9 +162,10 @@ export class KubernetesWrites implements ConfigWriter {
     return affected.length;
   }
 
-  async deletePolicy(name: string, caller: string): Promise<void> {
+  async deletePolicy(name: string, caller: string, namespace?: string): Promise<void> {
     this.snapshot();
-    await this.deleteObjects('Policy', [name], `no policy ${name}`, caller);
+    const kind = policyKind(namespace);
+    await this.deleteObjects(kind, [name], `no policy ${namedIn(name, namespace)}`, caller, namespace);
   }
 
   async deleteCapability(name: string, caller: string): Promise<string[]> {
@@ -155,11 +180,16 @@ export class KubernetesWrites implements ConfigWriter {
   }
 
   /** Deletes the objects as the caller (see deleteAs), answering once the index no longer has them. */
-  private async deleteObjects(kind: Kind, names: string[], notFound: string, caller: string): Promise<void> {
+  private async deleteObjects(
+    kind: Kind,
+    names: string[],
+    notFound: string,
+    caller: string,
+    namespace?: string,
+  ): Promise<void> {
     for (const name of names) {
       await this.readModifyWrite(
-        kind,
-        name,
+        { kind, name, namespace },
         (current) => {
           if (!current) throw new ArbiterError('NOT_FOUND', notFound);
           return 'delete';
@@ -167,7 +197,7 @@ export class KubernetesWrites implements ConfigWriter {
         caller,
       );
     }
-    await Promise.all(names.map((name) => this.deps.waiters.untilGone(`${kind}/${name}`)));
+    await Promise.all(names.map((name) => this.deps.waiters.untilGone(kindKey(kind, name, namespace))));
   }
 
   private snapshot(): IndexSnapshot {
@@ -200,13 +230,13 @@ export class KubernetesWrites implements ConfigWriter {
    * between. `change` returns the new object, 'delete', or undefined for nothing to do.
    */
   private async readModifyWrite(
-    kind: Kind,
-    name: string,
+    target: ObjectTarget,
     change: (current: RawObject | undefined) => RawObject | 'delete' | undefined,
     caller = '',
   ): Promise<RawObject | undefined> {
+    const { kind, name, namespace } = target;
     for (let attempt = 1; ; attempt++) {
-      const current = await this.deps.objects.get(kind, name).catch((err: unknown) => {
+      const current = await this.deps.objects.get(kind, name, namespace).catch((err: unknown) => {
         if (err instanceof ArbiterError && err.code === 'NOT_FOUND') return undefined;
         throw err;
       });
@@ -214,7 +244,7 @@ export class KubernetesWrites implements ConfigWriter {
       try {
         if (next === undefined) return current;
         if (next === 'delete') {
-          await this.deleteAs(kind, name, current, caller);
+          await this.deleteAs(target, current, caller);
           return undefined;
         }
         const checked = validateConfigObject(next);
@@ -234,12 +264,12 @@ export class KubernetesWrites implements ConfigWriter {
    * delete event carries the annotations to the leader, which audits the deletion.
    */
   private async deleteAs(
-    kind: Kind,
-    name: string,
+    target: ObjectTarget,
     current: RawObject | undefined,
     caller: string,
   ): Promise<void> {
-    if (!current) return this.deps.objects.delete(kind, name, undefined);
+    const { kind, name, namespace } = target;
+    if (!current) return this.deps.objects.delete(kind, name, undefined, namespace);
     const annotations = {
       ...current.metadata?.annotations,
       [DELETED_BY_ANNOTATION]: caller,
@@ -249,7 +279,7 @@ export class KubernetesWrites implements ConfigWriter {
       ...current,
       metadata: { ...current.metadata, annotations },
     });
-    await this.deps.objects.delete(kind, name, marked.metadata?.resourceVersion);
+    await this.deps.objects.delete(kind, name, marked.metadata?.resourceVersion, namespace);
   }
 
   /** Waits until the index holds the written version, then answers from it. */
@@ -259,22 +289,40 @@ export class KubernetesWrites implements ConfigWriter {
     created: boolean,
   ): Promise<Written<T>> {
     const name = raw.metadata?.name ?? '';
-    const key = `${kind}/${name}`;
+    const namespace = raw.metadata?.namespace;
+    const key = kindKey(kind, name, namespace);
     await this.deps.waiters.untilVersion(key, raw.metadata?.resourceVersion ?? '');
     const snapshot = this.snapshot();
     const inIndex = snapshot.objects().find((o) => objectKey(o) === key);
     const checked = validateConfigObject({ ...raw, kind, apiVersion: API_VERSION });
     const object = (inIndex ?? (checked.ok ? checked.object : undefined)) as T | undefined;
     if (!object) throw new ArbiterError('INTERNAL', `${key} was written but is not a valid object`);
-    return { object, status: snapshot.status(kind, name), created };
+    return { object, status: snapshot.status(kind, name, namespace), created };
   }
 }
 
-function newObject(kind: Kind, name: string, spec: unknown, caller: string): ConfigObject {
+/** Which object a read-modify-write is about (`namespace` for the namespaced kinds). */
+interface ObjectTarget {
+  kind: Kind;
+  name: string;
+  namespace: string | undefined;
+}
+
+function newObject(
+  kind: Kind,
+  name: string,
+  spec: unknown,
+  caller: string,
+  namespace?: string,
+): ConfigObject {
   return {
     apiVersion: API_VERSION,
     kind,
-    metadata: { name, annotations: { [CHANGED_BY_ANNOTATION]: caller } },
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      annotations: { [CHANGED_BY_ANNOTATION]: caller },
+    },
     spec,
   } as ConfigObject;
 }

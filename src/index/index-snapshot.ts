@@ -98,6 +98,11 @@ export class IndexSnapshot {
     return this.namespacedGrantsByPair.get(pairKey(actorId, capability)) ?? NONE;
   }
 
+  /** All grants NamespacedActorGrants give a namespaced actor (`namespace/localId`), by object then position. */
+  namespacedGrantsOfActor(actorId: string): readonly IndexedGrant[] {
+    return this.tenancy.namespacedGrantsByActor.get(actorId) ?? NONE;
+  }
+
   /** All grants of an actor, by ActorGrant object name then position. */
   grantsOfActor(actorId: string): readonly IndexedGrant[] {
     return this.parts.grantsByActor.get(actorId) ?? NONE;

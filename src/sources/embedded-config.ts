@@ -9,18 +9,26 @@ import {
   type IndexStore,
 } from '../index/index.js';
 import type { ConfigAuditor } from '../governance/config-auditor.js';
-import { CHANGED_BY_ANNOTATION, type ConfigWriter, type Written } from '../governance/config-writer.js';
+import {
+  CHANGED_BY_ANNOTATION,
+  grantKind,
+  namedIn,
+  policyKind,
+  type AnyActorGrantObject,
+  type AnyPolicyObject,
+  type ConfigWriter,
+  type Written,
+} from '../governance/config-writer.js';
 import {
   API_VERSION,
   ArbiterError,
+  kindKey,
   objectKey,
-  type ActorGrantObject,
   type ActorType,
   type CapabilityObject,
   type CapabilitySpec,
   type ConfigObject,
   type GrantSpec,
-  type PolicyObject,
   type PolicySpec,
 } from '../model/index.js';
 import type { ApiObjectFile } from './api-object-file.js';
@@ -98,25 +106,38 @@ export class EmbeddedConfig implements ConfigWriter {
     });
   }
 
-  createPolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
+  createPolicy(
+    name: string,
+    spec: PolicySpec,
+    caller: string,
+    namespace?: string,
+  ): Promise<Written<AnyPolicyObject>> {
     return this.serialised(async () => {
-      if (this.find('Policy', name)) throw new ArbiterError('CONFLICT', `policy ${name} already exists`);
-      const object: PolicyObject = {
+      const kind = policyKind(namespace);
+      if (this.find(kind, name, namespace))
+        throw new ArbiterError('CONFLICT', `policy ${namedIn(name, namespace)} already exists`);
+      const object = {
         apiVersion: API_VERSION,
-        kind: 'Policy',
-        metadata: this.metadata('Policy', name, caller),
+        kind,
+        metadata: this.metadata(kind, name, caller, namespace),
         spec,
-      };
+      } as AnyPolicyObject;
       return this.write(object, true);
     });
   }
 
-  updatePolicy(name: string, spec: PolicySpec, caller: string): Promise<Written<PolicyObject>> {
+  updatePolicy(
+    name: string,
+    spec: PolicySpec,
+    caller: string,
+    namespace?: string,
+  ): Promise<Written<AnyPolicyObject>> {
     return this.serialised(async () => {
-      this.refuseManifestOwned('Policy', name);
-      const existing = this.find('Policy', name) as PolicyObject | undefined;
-      if (!existing) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
-      const object: PolicyObject = { ...existing, metadata: this.nextMetadata(existing, caller), spec };
+      const kind = policyKind(namespace);
+      this.refuseManifestOwned(kind, name, namespace);
+      const existing = this.find(kind, name, namespace) as AnyPolicyObject | undefined;
+      if (!existing) throw new ArbiterError('NOT_FOUND', `no policy ${namedIn(name, namespace)}`);
+      const object = { ...existing, metadata: this.nextMetadata(existing, caller), spec } as AnyPolicyObject;
       return this.write(object, false);
     });
   }
@@ -125,28 +146,34 @@ export class EmbeddedConfig implements ConfigWriter {
     actor: { id: string; type?: ActorType },
     grant: GrantSpec,
     caller: string,
-  ): Promise<Written<ActorGrantObject>> {
+    namespace?: string,
+  ): Promise<Written<AnyActorGrantObject>> {
     return this.serialised(async () => {
+      const kind = grantKind(namespace);
       const name = grantObjectName(actor.id, grant.capability);
-      this.refuseManifestOwned('ActorGrant', name);
-      const existing = this.find('ActorGrant', name) as ActorGrantObject | undefined;
+      this.refuseManifestOwned(kind, name, namespace);
+      const existing = this.find(kind, name, namespace) as AnyActorGrantObject | undefined;
       const spec = { actor: { id: actor.id, ...(actor.type ? { type: actor.type } : {}) }, grants: [grant] };
-      const object: ActorGrantObject = existing
-        ? { ...existing, metadata: this.nextMetadata(existing, caller), spec }
-        : {
-            apiVersion: API_VERSION,
-            kind: 'ActorGrant',
-            metadata: this.metadata('ActorGrant', name, caller),
-            spec,
-          };
+      const object = (
+        existing
+          ? { ...existing, metadata: this.nextMetadata(existing, caller), spec }
+          : {
+              apiVersion: API_VERSION,
+              kind,
+              metadata: this.metadata(kind, name, caller, namespace),
+              spec,
+            }
+      ) as AnyActorGrantObject;
       return this.write(object, !existing);
     });
   }
 
-  revoke(actorId: string, capability: string, caller: string): Promise<number> {
+  revoke(actorId: string, capability: string, caller: string, namespace?: string): Promise<number> {
     return this.serialised(async () => {
-      const grants = (o: ConfigObject): o is ActorGrantObject =>
-        o.kind === 'ActorGrant' &&
+      const kind = grantKind(namespace);
+      const grants = (o: ConfigObject): o is AnyActorGrantObject =>
+        o.kind === kind &&
+        o.metadata.namespace === namespace &&
         o.spec.actor.id === actorId &&
         o.spec.grants.some((g) => g.capability === capability);
       const inManifests = this.manifest.objects.filter(grants);
@@ -154,29 +181,40 @@ export class EmbeddedConfig implements ConfigWriter {
         const files = inManifests.map((o) => this.manifest.fileOf.get(objectKey(o))).join(', ');
         throw new ArbiterError(
           'CONFLICT',
-          `the grant of ${capability} to ${actorId} is declared in manifest ${files}; remove it there`,
+          `the grant of ${capability} to ${namedIn(actorId, namespace)} is declared in manifest ${files}; remove it there`,
         );
       }
       const affected = this.apiObjects.filter(grants);
       if (affected.length === 0)
-        throw new ArbiterError('NOT_FOUND', `actor ${actorId} has no grant of ${capability}`);
+        throw new ArbiterError(
+          'NOT_FOUND',
+          `actor ${namedIn(actorId, namespace)} has no grant of ${capability}`,
+        );
       const next = this.apiObjects.flatMap((o): ConfigObject[] => {
         if (!grants(o)) return [o];
         const remaining = o.spec.grants.filter((g) => g.capability !== capability);
         return remaining.length === 0
           ? []
-          : [{ ...o, metadata: this.nextMetadata(o, caller), spec: { ...o.spec, grants: remaining } }];
+          : [
+              {
+                ...o,
+                metadata: this.nextMetadata(o, caller),
+                spec: { ...o.spec, grants: remaining },
+              } as ConfigObject,
+            ];
       });
       await this.commit(next, caller);
       return affected.length;
     });
   }
 
-  deletePolicy(name: string, caller: string): Promise<void> {
+  deletePolicy(name: string, caller: string, namespace?: string): Promise<void> {
     return this.serialised(async () => {
-      this.refuseManifestOwned('Policy', name);
-      if (!this.find('Policy', name)) throw new ArbiterError('NOT_FOUND', `no policy ${name}`);
-      await this.commit(this.without(`Policy/${name}`), caller);
+      const kind = policyKind(namespace);
+      this.refuseManifestOwned(kind, name, namespace);
+      if (!this.find(kind, name, namespace))
+        throw new ArbiterError('NOT_FOUND', `no policy ${namedIn(name, namespace)}`);
+      await this.commit(this.without(kindKey(kind, name, namespace)), caller);
     });
   }
 
@@ -192,7 +230,7 @@ export class EmbeddedConfig implements ConfigWriter {
     });
   }
 
-  /** The API objects but those of these kind/name keys. */
+  /** The API objects but those of these objectKeys. */
   private without(...keys: string[]): ConfigObject[] {
     const gone = new Set(keys);
     return this.apiObjects.filter((o) => !gone.has(objectKey(o)));
@@ -277,21 +315,30 @@ export class EmbeddedConfig implements ConfigWriter {
     } as ConfigObject;
   }
 
-  private find(kind: ConfigObject['kind'], name: string): ConfigObject | undefined {
-    const key = `${kind}/${name}`;
+  private find(kind: ConfigObject['kind'], name: string, namespace?: string): ConfigObject | undefined {
+    const key = kindKey(kind, name, namespace);
     return this.combined().find((o) => objectKey(o) === key);
   }
 
-  private refuseManifestOwned(kind: ConfigObject['kind'], name: string): void {
-    const file = this.manifest.fileOf.get(`${kind}/${name}`);
+  private refuseManifestOwned(kind: ConfigObject['kind'], name: string, namespace?: string): void {
+    const file = this.manifest.fileOf.get(kindKey(kind, name, namespace));
     if (file)
-      throw new ArbiterError('CONFLICT', `${kind} ${name} is declared in manifest ${file}; change it there`);
+      throw new ArbiterError(
+        'CONFLICT',
+        `${kind} ${namedIn(name, namespace)} is declared in manifest ${file}; change it there`,
+      );
   }
 
-  private metadata(kind: string, name: string, caller: string): ConfigObject['metadata'] {
+  private metadata(
+    kind: ConfigObject['kind'],
+    name: string,
+    caller: string,
+    namespace?: string,
+  ): ConfigObject['metadata'] {
     return {
       name,
-      uid: derivedUid(`${kind}/${name}@${this.deps.clock().toISOString()}`),
+      ...(namespace === undefined ? {} : { namespace }),
+      uid: derivedUid(`${kindKey(kind, name, namespace)}@${this.deps.clock().toISOString()}`),
       generation: 1,
       creationTimestamp: this.deps.clock().toISOString(),
       annotations: { [CHANGED_BY_ANNOTATION]: caller },

@@ -432,6 +432,88 @@ describeWithControlPlane(
       // Reviews and reads of its decisions come from the reviewer and auditor roles, not this one.
       expect(await may('approve', 'decisions', 'team-a')).toBe(false);
     });
+
+    it("writes team A's NamespacedPolicy and NamespacedActorGrant in team-a through the API, for its editor RoleBinding or its key, never team B's nor the cluster's", async () => {
+      const cp = controlPlane();
+      const editor = as('editor-a');
+      const write = (method: string, path: string, who: { key: string }, body?: unknown) =>
+        call(arbiter.url, method, `/api/v1${path}`, { ...who, ...(body === undefined ? {} : { body }) });
+      const rules = [{ capability: 'deploy.staging', outcome: 'DENY' }];
+      const inCluster = (path: string) => cp.request<any>('GET', `${API}/namespaces/team-a/${path}`);
+
+      const created = await write('POST', '/namespaces/team-a/policies', editor, { name: 'editors', rules });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({ id: 'editors', namespace: 'team-a', status: { ready: true } });
+      const stored = await inCluster('namespacedpolicies/editors');
+      expect(stored.status).toBe(200);
+      expect(stored.body.metadata.annotations['governance.arbiter.dev/changed-by']).toBe(
+        'kubernetes:editor-a',
+      );
+      expect(stored.body.spec.rules).toMatchObject(rules);
+
+      // Its RoleBinding is in team-a: team B's objects, the cluster's, and other roles are refused.
+      const theirs = await write('POST', '/namespaces/team-b/policies', editor, { name: 'editors', rules });
+      expect(theirs.status, JSON.stringify(theirs.body)).toBe(403);
+      expect(theirs.body.error.message).toContain(
+        'create namespacedpolicies.governance.arbiter.dev in namespace team-b',
+      );
+      // The cluster routes' manage scopes come from keys only: RBAC cannot grant them (as before).
+      expect((await write('POST', '/policies', editor, { name: 'editors', rules })).status).toBe(401);
+      expect(
+        (await write('POST', '/namespaces/team-a/policies', as('lead-a'), { name: 'x', rules })).status,
+      ).toBe(403);
+      // Reads: a cluster auditor reads every namespace's, a team-b auditor none of team A's.
+      const read = await write('GET', '/namespaces/team-a/policies/editors', as('auditor-all'));
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect((await write('GET', '/namespaces/team-a/policies', as('auditor-b'))).status).toBe(403);
+      const listed = await write('GET', '/namespaces/team-a/policies', editor);
+      expect(listed.body.policies.map((p: { name: string }) => p.name)).toContain('editors');
+      const bad = await write('GET', '/namespaces/Team_A/policies', editor);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('INVALID_REQUEST');
+
+      const granted = await write('POST', '/namespaces/team-a/actors/helper/grants', editor, {
+        capability: 'deploy.staging',
+      });
+      expect(granted.status, JSON.stringify(granted.body)).toBe(201);
+      expect(granted.body.actor_id).toBe('team-a/helper');
+      const grants = await write('GET', '/namespaces/team-a/actors/helper/grants', editor);
+      expect(grants.body.grants.map((g: { capability: string }) => g.capability)).toEqual(['deploy.staging']);
+      const grantObjects = await inCluster('namespacedactorgrants');
+      expect(grantObjects.body.items.map((o: any) => o.spec.actor.id)).toContain('helper');
+      const revoked = await write('DELETE', '/namespaces/team-a/actors/helper/grants/deploy.staging', editor);
+      expect(revoked.body).toEqual({ actor_id: 'team-a/helper', capability: 'deploy.staging', revoked: 1 });
+      expect((await inCluster('namespacedactorgrants')).body.items).toEqual([]);
+
+      // The key limited to team-a updates and deletes team A's policy, not team B's.
+      const key = { key: 'team-a-ci-key' };
+      const updated = await write('PUT', '/namespaces/team-a/policies/editors', key, {
+        rules,
+        enabled: false,
+      });
+      expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+      expect(updated.body.enabled).toBe(false);
+      expect((await write('POST', '/namespaces/team-b/policies', key, { name: 'k', rules })).status).toBe(
+        403,
+      );
+      expect((await write('DELETE', '/namespaces/team-a/policies/editors', key)).status).toBe(200);
+      expect((await inCluster('namespacedpolicies/editors')).status).toBe(404);
+      // The leader audits a deletion from the watch's delete event, with the caller the API recorded.
+      const { value: entry } = await eventually(
+        'the audited deletion',
+        async () =>
+          (
+            await call(
+              arbiter.url,
+              'GET',
+              '/api/v1/audit/log?event_type=policy.deleted&limit=1&order=desc',
+              admin,
+            )
+          ).body.entries?.[0],
+        30_000,
+      );
+      expect(entry).toMatchObject({ actor_id: 'team-a-ci', namespace: 'team-a' });
+    });
   },
   { users: { 'lead-a': {}, 'auditor-b': {}, 'auditor-all': {}, 'editor-a': {} } },
 );
