@@ -12,6 +12,7 @@ import { queryBench } from './query.bench.js';
 import { reactionBench } from './reaction.bench.js';
 import { recoveryBench } from './recovery.bench.js';
 import { scaleBench } from './scale.bench.js';
+import { tenancyBench } from './tenancy.bench.js';
 import { timeIndexBench } from './time-index.bench.js';
 import { verifyBench } from './verify.bench.js';
 import { Report } from './support/report.js';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, Bench> = {
   recovery: recoveryBench,
   'mcp-proxy': mcpProxyBench,
   console: consoleBench,
+  tenancy: tenancyBench,
 };
 
 /** Names for several benchmarks at once. `timing`: the wall-clock targets kept out of the tests. */

@@ -85,10 +85,10 @@ export function generatedProposals(size: ConfigSize, count: number): string[] {
   });
 }
 
-/** Writes the objects as three multi-document YAML files (the manifests folder). */
+/** Writes the objects as one multi-document YAML file per kind (the manifests folder). */
 export async function writeManifests(dir: string, objects: Array<Record<string, unknown>>): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const kind of ['Capability', 'Policy', 'ActorGrant']) {
+  for (const kind of new Set(objects.map((o) => String(o.kind)))) {
     const docs = objects.filter((o) => o.kind === kind).map((o) => stringify(o));
     await writeFile(join(dir, `${kind.toLowerCase()}.yaml`), docs.join('---\n'));
   }

@@ -20,6 +20,23 @@ const proposal = (actor: string, capability: string, parameters: string) => `   
 describe('the CLI with the tenancy kinds', () => {
   const fixtures = useFixtureDir('arbiter-tenancy-cli-');
 
+  it('runs the example of docs/tenancy.md as written: two OutsideDelegation warnings, every case passes', async () => {
+    const checked = await runArbiter(['validate', 'examples/tenancy/manifests']);
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    const warnings = checked.stdout.trim().split('\n');
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /team-a\.yaml:\d+: NamespacedActorGrant\/team-a\/report-bot: warning: OutsideDelegation: .*payments\.transfer \(not delegated\), db\.restore \(risk level critical is above high\)$/,
+      ),
+      expect.stringMatching(
+        /team-c\.yaml:\d+: NamespacedActorGrant\/team-c\/helper: warning: OutsideDelegation: no Delegation covers namespace team-c/,
+      ),
+    ]);
+    const tested = await runArbiter(['test', 'examples/tenancy/tests']);
+    expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+    expect(tested.stdout.trim().split('\n').at(-1)).toBe('6 passed, 0 failed');
+  });
+
   it('arbiter validate accepts them, warns about OutsideDelegation and fails on a foreign subject', async () => {
     await fixtures.write('teams/teams.yaml', TEAM_MANIFESTS);
     const ok = await runArbiter(['validate', EXAMPLE_MANIFESTS, fixtures.path('teams')]);
