@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithControlPlane } from '../env/describe-with-control-plane.js';
 import { installCrds } from '../env/install-crds.js';
+import { KINDS } from '../../src/model/index.js';
 import { call, KEYS, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
 import {
   API_BASE,
@@ -133,11 +134,11 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
       expect(broken.value).toMatch(/serving the last good index/);
       const gauges = await eventually('arbiter_watch_broken for every kind', async () => {
         const values = await metric(arbiter.url, 'arbiter_watch_broken');
-        return ['Capability', 'Policy', 'ActorGrant'].every((k) => values.get(`{kind="${k}"}`) === 1)
+        return KINDS.every((k) => values.get(`{kind="${k}"}`) === 1)
           ? values
           : undefined;
       });
-      expect(gauges.value.size).toBe(3);
+      expect(gauges.value.size).toBe(KINDS.length);
       // Decisions flow through the outage from the last index (all of them 200, checked below).
       const brokenSince = Date.now();
       await eventually('decisions under load while every watch is broken', () =>
@@ -160,7 +161,7 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
       45_000,
     );
     const restartsAfter = await metric(arbiter.url, 'arbiter_watch_restarts_total');
-    for (const kind of ['Capability', 'Policy', 'ActorGrant']) {
+    for (const kind of KINDS) {
       const key = `{kind="${kind}"}`;
       expect(restartsAfter.get(key) ?? 0, kind).toBeGreaterThan(restartsBefore.get(key) ?? 0);
     }
