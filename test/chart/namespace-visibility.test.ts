@@ -7,18 +7,11 @@ import { create } from '../env/control-plane-clients.js';
 import { eventually, startController } from '../operator/support/operator-env.js';
 import { readStreamUntil } from '../support/read-event-stream.js';
 import { call, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
-import { renderChart } from './support/render-chart.js';
-import { governanceObject, lowRiskCapability, OBJECT_PATHS, RBAC_API } from './support/rbac-objects.js';
+import { installChartRbac } from './support/install-chart-rbac.js';
+import { governanceObject, lowRiskCapability, RBAC_API, roleBinding } from './support/rbac-objects.js';
 
 const NAMESPACE = 'arbiter-system';
 const API = '/apis/governance.arbiter.dev/v1alpha1';
-
-/** A RoleBinding of one of the chart's ClusterRoles to a static user, in one namespace. */
-const roleBinding = (namespace: string, role: string, user: string) => ({
-  metadata: { name: `${user}-${role}`, namespace },
-  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-  subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
-});
 
 interface Listed {
   decisions: { decision_id: string; audit: { actor_id: string } }[];
@@ -81,9 +74,7 @@ describeWithControlPlane(
       await installCrds(cp);
       for (const name of [NAMESPACE, 'team-a', 'team-b'])
         await create(cp, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      const chart = await renderChart({ name: 'arbiter', namespace: NAMESPACE });
-      for (const object of chart.objects.filter((o) => OBJECT_PATHS[o.kind]))
-        await create(cp, OBJECT_PATHS[object.kind]!(object), object);
+      const { kubeconfig } = await installChartRbac(cp, NAMESPACE);
       // The chart's ClusterRoles, granted in one namespace only.
       await create(
         cp,
@@ -139,12 +130,6 @@ describeWithControlPlane(
           '    namespaces: [team-a]',
           '',
         ].join('\n'),
-      );
-      const kubeconfig = join(cp.dir, 'namespace-visibility.kubeconfig');
-      await writeFile(
-        kubeconfig,
-        cp.serviceAccountKubeConfig(NAMESPACE, chart.one('ServiceAccount').metadata.name).exportConfig(),
-        { mode: 0o600 },
       );
       arbiter = await startController({ kubeconfig, identity: 'namespace-visibility', apiKeys: keys });
       await eventually(

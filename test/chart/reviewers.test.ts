@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -8,9 +8,10 @@ import { installCrds } from '../env/install-crds.js';
 import { resolveBinaries } from '../env/binaries.js';
 import { eventually, startController } from '../operator/support/operator-env.js';
 import { call, removeDir, type ArbiterProcess } from '../support/arbiter-process.js';
-import { controllerClusterRole, REPO, renderChart, type KubeObject } from './support/render-chart.js';
+import { controllerClusterRole, REPO, type KubeObject } from './support/render-chart.js';
+import { installChartRbac } from './support/install-chart-rbac.js';
 import { governanceObject, lowRiskCapability, OBJECT_PATHS, RBAC_API } from './support/rbac-objects.js';
-import { create } from '../env/control-plane-clients.js';
+import { create, serviceAccountToken } from '../env/control-plane-clients.js';
 
 const NAMESPACE = 'arbiter-system';
 const DOC = join(REPO, 'docs/reviewers.md');
@@ -45,18 +46,7 @@ describeWithControlPlane(
   (controlPlane) => {
     let arbiter: ArbiterProcess;
     const tokens: Record<string, string> = {};
-    /** A token of namespace/name from the TokenRequest API, as the kubelet mounts into pods. */
-    const tokenOf = async (namespace: string, name: string, expirationSeconds = 3600): Promise<string> => {
-      const res = await controlPlane().request<any>(
-        'POST',
-        `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
-        {
-          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds } },
-        },
-      );
-      expect(res.status, res.text).toBe(201);
-      return res.body.status.token as string;
-    };
+    const tokenOf = (namespace: string, name: string) => serviceAccountToken(controlPlane(), namespace, name);
     const as = (who: string) => ({ key: tokens[who] ?? controlPlane().users[who]!.token });
     const propose = async (capability: string) => {
       const res = await call(arbiter.url, 'POST', '/api/v1/governance/propose', {
@@ -87,9 +77,7 @@ describeWithControlPlane(
         await create(cp, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
       // The chart's ServiceAccount and RBAC (controller roles, reviewer and auditor roles).
-      const chart = await renderChart({ name: 'arbiter', namespace: NAMESPACE });
-      for (const object of chart.objects.filter((o) => OBJECT_PATHS[o.kind]))
-        await create(cp, OBJECT_PATHS[object.kind]!(object), object);
+      const { chart, kubeconfig } = await installChartRbac(cp, NAMESPACE);
       // The docs' objects as written, except their copy of the chart's roles, which must be
       // exactly what the chart renders.
       for (const object of await docObjects()) {
@@ -148,11 +136,6 @@ describeWithControlPlane(
         }),
       );
 
-      const kubeconfig = join(cp.dir, 'reviewers-controller.kubeconfig');
-      const serviceAccount = chart.one('ServiceAccount').metadata.name;
-      await writeFile(kubeconfig, cp.serviceAccountKubeConfig(NAMESPACE, serviceAccount).exportConfig(), {
-        mode: 0o600,
-      });
       arbiter = await startController({ kubeconfig, identity: 'reviewers' });
       await eventually(
         'the configuration in the index',

@@ -20,3 +20,19 @@ export function withUnknownToken(cp: ControlPlane): KubeConfig {
   });
   return kc;
 }
+
+/** A token of ServiceAccount namespace/name from the TokenRequest API, as the kubelet mounts into pods. */
+export async function serviceAccountToken(
+  cp: ControlPlane,
+  namespace: string,
+  name: string,
+  expirationSeconds = 3600,
+): Promise<string> {
+  const res = await cp.request<{ status: { token: string } }>(
+    'POST',
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds } } },
+  );
+  expect(res.status, res.text).toBe(201);
+  return res.body.status.token;
+}

@@ -20,3 +20,12 @@ export function governanceObject(kind: string, name: string, spec: unknown) {
 export function lowRiskCapability(name: string) {
   return governanceObject('Capability', name.replace('.', '-'), { name, riskLevel: 'low' });
 }
+
+/** A RoleBinding of one of the chart's ClusterRoles to a static user, in one namespace. */
+export function roleBinding(namespace: string, role: string, user: string) {
+  return {
+    metadata: { name: `${user}-${role}`, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
+  };
+}
