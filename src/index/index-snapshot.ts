@@ -26,6 +26,12 @@ export interface SnapshotParts {
   tenancy?: TenancySlices;
 }
 
+/** The rules one tier decides by: the cluster's, or one namespace's. */
+export interface RuleTier {
+  readonly namespace: string | undefined;
+  readonly rules: ReadonlyMap<string, readonly CompiledRule[]>;
+}
+
 const NONE: readonly never[] = Object.freeze([]);
 
 /**
@@ -91,6 +97,17 @@ export class IndexSnapshot {
   /** Compiled rules of the namespace's enabled, valid NamespacedPolicies for a capability. */
   namespaceRulesFor(namespace: string, capability: string): readonly CompiledRule[] {
     return this.tenancy.namespaceRules.get(namespace)?.get(capability) ?? NONE;
+  }
+
+  /**
+   * Each tier's compiled rules by capability: the cluster's (namespace undefined), then each
+   * namespace's with NamespacedPolicy rules in use, by namespace name.
+   */
+  ruleTiers(): readonly RuleTier[] {
+    return [
+      { namespace: undefined, rules: this.parts.rules },
+      ...[...this.tenancy.namespaceRules].map(([namespace, rules]) => ({ namespace, rules })),
+    ];
   }
 
   /** The grants of one capability that NamespacedActorGrants give the actor (before the Delegation gate). */
