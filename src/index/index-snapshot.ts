@@ -52,7 +52,7 @@ export class IndexSnapshot {
     this.tenancy = parts.tenancy ?? NO_TENANCY;
     this.namespacedGrantsByPair = byPair(this.tenancy.namespacedGrantsByActor);
     this.sortedPolicies = [...parts.policies.values()];
-    this.counts = countsOf(parts);
+    this.counts = countsOf(parts, this.tenancy);
   }
 
   /** The capability proposals call `name` (spec.name). */
@@ -173,21 +173,35 @@ function pairKey(actorId: string, capability: string): string {
   return `${actorId}\u0000${capability}`;
 }
 
-function countsOf(parts: SnapshotParts): IndexCounts {
-  let rules = 0;
-  for (const list of parts.rules.values()) rules += list.length;
-  let grants = 0;
-  for (const list of parts.grantsByActor.values()) grants += list.length;
+function countsOf(parts: SnapshotParts, tenancy: TenancySlices): IndexCounts {
   const policies = [...parts.policies.values()];
+  const ofKind = (kind: Kind) => parts.objects.filter((o) => o.kind === kind).length;
   return {
     capabilities: parts.capabilities.size,
     policies: policies.length,
     enabledPolicies: policies.filter((p) => p.enabled && p.status.reason !== 'InvalidCondition').length,
-    rules,
-    actorGrantObjects: parts.objects.filter((o) => o.kind === 'ActorGrant').length,
-    grants,
+    rules: sizes(parts.rules.values()),
+    actorGrantObjects: ofKind('ActorGrant'),
+    grants: sizes(parts.grantsByActor.values()),
     actors: parts.grantsByActor.size,
     boundIdentities: parts.identities.size,
     notReady: [...parts.statuses.values()].filter((s) => !s.status.ready).length,
+    delegations: ofKind('Delegation'),
+    delegatedNamespaces: tenancy.delegations.size,
+    namespacedPolicies: ofKind('NamespacedPolicy'),
+    namespacedRules: [...tenancy.namespaceRules.values()].reduce(
+      (sum, rules) => sum + sizes(rules.values()),
+      0,
+    ),
+    namespacedActorGrantObjects: ofKind('NamespacedActorGrant'),
+    namespacedGrants: sizes(tenancy.namespacedGrantsByActor.values()),
+    namespacedActors: tenancy.namespacedGrantsByActor.size,
   };
+}
+
+/** The total length of some lists. */
+function sizes(lists: Iterable<readonly unknown[]>): number {
+  let total = 0;
+  for (const list of lists) total += list.length;
+  return total;
 }
