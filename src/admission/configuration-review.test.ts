@@ -224,6 +224,23 @@ describe('reviewConfiguration: the tenancy kinds', () => {
     expect(response.status?.message).toMatch(/^Conflict: .*team-a/);
   });
 
+  it('refuses a parameter schema that would take a NamespacedPolicy in use out of use', () => {
+    const guard = nsPolicy('team-a', 'guard', [
+      { capability: 'db.query', condition: "parameters.query.startsWith('drop')", outcome: 'DENY' },
+    ]);
+    const withQuery = (type: string) =>
+      capability('db.query', {
+        riskLevel: 'low',
+        parameterSchema: { type: 'object', properties: { query: { type } } },
+      });
+    const index = buildIndex([withQuery('string'), delegation('team-a', {}), guard]);
+    const response = reviewConfiguration(configurationRequest(asK8s(withQuery('integer'))), index, undefined);
+    expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
+    expect(response.status?.message).toMatch(
+      /^InvalidSchema: spec\.parameterSchema would take NamespacedPolicy team-a\/guard out of use/,
+    );
+  });
+
   it('refuses a namespaced kind without a namespace, as the index does', () => {
     const { namespace: _namespace, ...metadata } = nsPolicy('team-a', 'p', []).metadata;
     const response = review({ ...nsPolicy('team-a', 'p', []), metadata } as unknown as ConfigObject);

@@ -7,6 +7,7 @@ import {
   executionBodySchema,
   grantBodySchema,
   listQuerySchema,
+  pendingQuerySchema,
   policyCreateSchema,
   policyUpdateSchema,
   proposalSchema,
@@ -273,9 +274,9 @@ export function buildOpenApiDocument(version: string) {
       '/api/v1/governance/pending': {
         get: operation({
           summary:
-            'Decisions waiting for a reviewer, oldest first; with Accept: text/event-stream, a live feed of decision.pending and decision.settled events (decision_id, outcome or status)',
+            "Decisions waiting for a reviewer, oldest first (of one namespace's actors with namespace); with Accept: text/event-stream, a live feed of decision.pending and decision.settled events (decision_id, outcome or status)",
           scope: 'governance:read',
-          query: listQuerySchema,
+          query: pendingQuerySchema,
           ok: ok(listSchema('decisions', decisionRecordSchema)),
         }),
       },

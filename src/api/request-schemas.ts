@@ -158,6 +158,12 @@ export const listQuerySchema = {
   properties: { limit: limitParam, cursor: { type: 'string', maxLength: 512 } },
 } as const;
 
+/** GET /api/v1/governance/pending: a page, of one namespace's actors' decisions when set. */
+export const pendingQuerySchema = {
+  ...listQuerySchema,
+  properties: { ...listQuerySchema.properties, namespace: namespaceParam },
+} as const;
+
 /** POST /api/v1/audit/archive. */
 export const archiveBodySchema = {
   type: 'object',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry, AuditPage, AuditQuery } from '../audit/audit-log.js';
 import { auditQueryMatcher } from '../audit/query-match.js';
-import { seesNamespaces, SEES_EVERYTHING } from '../auth/index.js';
+import { seesNamespaces, SEES_EVERYTHING, type RecordVisibility } from '../auth/index.js';
 import { visiblePage } from './visible-records.js';
 
 /** Entries 1..n of actors cycling over team-a, team-b and a cluster actor. */
@@ -101,5 +101,43 @@ describe('visiblePage', () => {
     const small = logOf(entries(5));
     const query: AuditQuery = { order: 'desc', limit: 2 };
     expect(await visiblePage(small, query, SEES_EVERYTHING)).toEqual(await small.query(query));
+  });
+});
+
+describe('visiblePage for a caller who may see one namespace', () => {
+  const all = entries(1300);
+  /** The log, recording every query it is asked. */
+  function recordingLog() {
+    const asked: AuditQuery[] = [];
+    const inner = logOf(all);
+    return { asked, query: (query: AuditQuery) => (asked.push(query), inner.query(query)) };
+  }
+  /** The same reach without saying it is one namespace: the scan. */
+  const scanning = (namespace: string): RecordVisibility => ({
+    all: false,
+    sees: (ns) => Promise.resolve(ns === namespace),
+  });
+
+  it.each([
+    [{ order: 'asc', limit: 200 }],
+    [{ order: 'desc', limit: 7, after: 1000 }],
+    [{ order: 'desc', limit: 50, namespace: 'team-a', event_type: 'governance.decision' }],
+    [{ order: 'asc', limit: 5, namespace: 'team-b' }],
+  ] as Array<[AuditQuery]>)(
+    "gives the scan's page for %o, asking the log once with the namespace filter",
+    async (query) => {
+      const log = recordingLog();
+      const page = await visiblePage(log, query, seesNamespaces(new Set(['team-a'])));
+      expect(page).toEqual(await visiblePage(logOf(all), query, scanning('team-a')));
+      const expected = query.namespace === undefined || query.namespace === 'team-a';
+      expect(log.asked).toEqual(expected ? [{ ...query, namespace: 'team-a' }] : []);
+    },
+  );
+
+  it('keeps the scan for several namespaces', async () => {
+    const log = recordingLog();
+    await visiblePage(log, { order: 'asc', limit: 10 }, seesNamespaces(new Set(['team-a', 'team-b'])));
+    expect(log.asked.every((q) => q.namespace === undefined && q.limit === 500)).toBe(true);
+    expect(log.asked).toHaveLength(3);
   });
 });

@@ -41,9 +41,11 @@ const SCAN_PAGE = 500;
 
 /**
  * One page of a query as the caller sees it: for a cluster-scope reader the log's own page;
- * else the matching entries of visible namespaces only, with their exact total and a cursor
- * that continues after the last one shown. The filter runs over every match (the total
- * must count them all), so a limited reader's list costs a scan of what the filters match.
+ * for one who may see one namespace only, the log's page of that namespace (its `namespace`
+ * filter reads an entry's namespace as seesEntry does, and is indexed); else the matching
+ * entries of visible namespaces only, with their exact total and a cursor that continues
+ * after the last one shown. That filter runs over every match (the total must count them
+ * all), so such a reader's list costs a scan of what the filters match.
  */
 export async function visiblePage(
   audit: Pick<AuditLog, 'query'>,
@@ -51,6 +53,28 @@ export async function visiblePage(
   visibility: RecordVisibility,
 ): Promise<AuditPage> {
   if (visibility.all) return audit.query(query);
+  const only = visibility.onlyNamespace;
+  if (only !== undefined) return namespacePage(audit, query, only);
+  return scannedPage(audit, query, visibility);
+}
+
+/** The log's page of one namespace's entries: none when the query names another. */
+function namespacePage(
+  audit: Pick<AuditLog, 'query'>,
+  query: AuditQuery,
+  namespace: string,
+): Promise<AuditPage> {
+  if (query.namespace !== undefined && query.namespace !== namespace)
+    return Promise.resolve({ entries: [], total: 0, next: null });
+  return audit.query({ ...query, namespace });
+}
+
+/** Every match read in scan steps, the visible ones counted and paged. */
+async function scannedPage(
+  audit: Pick<AuditLog, 'query'>,
+  query: AuditQuery,
+  visibility: RecordVisibility,
+): Promise<AuditPage> {
   const { after, limit, ...filters } = query;
   const entries: AuditEntry[] = [];
   let total = 0;

@@ -14,15 +14,22 @@ export interface RecordVisibility {
    * UNAVAILABLE when RBAC cannot answer: the caller must then show nothing.
    */
   sees(namespace: string | undefined): Promise<boolean>;
+  /**
+   * Set when the caller may see the records of this one namespace and no others (a key
+   * limited to it), so that a list can ask the log for them instead of filtering all.
+   */
+  readonly onlyNamespace?: string;
 }
 
 export const SEES_EVERYTHING: RecordVisibility = { all: true, sees: () => Promise.resolve(true) };
 
 /** A key limited to namespaces sees their records only. */
 export function seesNamespaces(namespaces: ReadonlySet<string>): RecordVisibility {
+  const [only] = namespaces;
   return {
     all: false,
     sees: (namespace) => Promise.resolve(namespace !== undefined && namespaces.has(namespace)),
+    ...(namespaces.size === 1 ? { onlyNamespace: only } : {}),
   };
 }
 

@@ -159,6 +159,9 @@ async function startOnServer(
     metrics.indexObjects.set({ kind: 'Capability' }, counts.capabilities);
     metrics.indexObjects.set({ kind: 'Policy' }, counts.policies);
     metrics.indexObjects.set({ kind: 'ActorGrant' }, counts.actorGrantObjects);
+    metrics.indexObjects.set({ kind: 'Delegation' }, counts.delegations);
+    metrics.indexObjects.set({ kind: 'NamespacedPolicy' }, counts.namespacedPolicies);
+    metrics.indexObjects.set({ kind: 'NamespacedActorGrant' }, counts.namespacedActorGrantObjects);
     metrics.indexNotReady.set(counts.notReady);
     metrics.lastSync.set({ source: options.manifests ? 'manifests' : 'api' }, Date.now() / 1000);
   });

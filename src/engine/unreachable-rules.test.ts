@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex } from '../index/index.js';
+import { nsPolicy } from './tenancy-fixtures.js';
 import { capability, policy } from './test-fixtures.js';
 import { unreachableRules } from './unreachable-rules.js';
 
@@ -15,6 +16,7 @@ describe('unreachableRules', () => {
     );
     expect(findings).toEqual([
       {
+        kind: 'Policy',
         policy: 'later',
         ruleIndex: 0,
         capability: 'db.write',
@@ -109,5 +111,40 @@ describe('unreachableRules: what counts as a tie', () => {
       ]),
     ]);
     expect(unreachableRules(snapshot).map((f) => f.capability)).toEqual(['a.write', 'b.write']);
+  });
+});
+
+describe('unreachableRules: NamespacedPolicies', () => {
+  it("finds a namespace's rules that its own unconditional rules always beat, named ns/name", () => {
+    const snapshot = buildIndex([
+      capability('db.write'),
+      nsPolicy('team-a', 'catch-all', [{ capability: 'db.write', outcome: 'DENY', priority: 10 }]),
+      nsPolicy('team-a', 'later', [{ capability: 'db.write', condition: 'true', outcome: 'ESCALATE' }]),
+    ]);
+    expect(unreachableRules(snapshot)).toEqual([
+      {
+        kind: 'NamespacedPolicy',
+        policy: 'team-a/later',
+        ruleIndex: 0,
+        capability: 'db.write',
+        message:
+          'rule 0 (capability db.write) can never decide: policy team-a/catch-all rule 0 (priority 10, no condition) always decides db.write first',
+      },
+    ]);
+  });
+
+  it('compares rules only within their tier: the cluster and each namespace apart, cluster first', () => {
+    const snapshot = buildIndex([
+      capability('db.write'),
+      policy('cluster-deny', [{ capability: 'db.write', outcome: 'DENY', priority: 10 }]),
+      policy('cluster-later', [{ capability: 'db.write', condition: 'true', outcome: 'ALLOW' }]),
+      nsPolicy('team-b', 'deny', [{ capability: 'db.write', outcome: 'DENY', priority: 10 }]),
+      nsPolicy('team-b', 'later', [{ capability: 'db.write', condition: 'true', outcome: 'ESCALATE' }]),
+      nsPolicy('team-a', 'alone', [{ capability: 'db.write', condition: 'true', outcome: 'ESCALATE' }]),
+    ]);
+    expect(unreachableRules(snapshot).map((f) => [f.kind, f.policy])).toEqual([
+      ['Policy', 'cluster-later'],
+      ['NamespacedPolicy', 'team-b/later'],
+    ]);
   });
 });

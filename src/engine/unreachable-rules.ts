@@ -3,6 +3,8 @@ import { outranks } from './policy-evaluation.js';
 
 /** A rule that is legal but likely wrong, found from the rule order the engine decides by. */
 export interface RuleFinding {
+  kind: 'Policy' | 'NamespacedPolicy';
+  /** The policy's name; `namespace/name` for a NamespacedPolicy. */
   policy: string;
   ruleIndex: number;
   capability: string;
@@ -13,14 +15,17 @@ export interface RuleFinding {
  * Rules of enabled policies that can never decide, because a rule without a condition for
  * the same capability always outranks them, and pairs of rules without conditions at equal
  * priority with different outcomes (the more restrictive one silently wins). Pure: the
- * same ranking as evaluatePolicies.
+ * same ranking as evaluatePolicies, within each tier (the cluster's Policies, then each
+ * namespace's NamespacedPolicies), as the engine ranks rules only within a tier.
  */
 export function unreachableRules(snapshot: IndexSnapshot): RuleFinding[] {
-  const capabilities = new Set(snapshot.policies().flatMap((p) => p.spec.rules.map((r) => r.capability)));
-  return [...capabilities].sort().flatMap((capability) => findingsFor(snapshot.rulesFor(capability)));
+  return snapshot.ruleTiers().flatMap(({ namespace, rules }) => {
+    const kind = namespace === undefined ? 'Policy' : 'NamespacedPolicy';
+    return [...rules.keys()].sort().flatMap((capability) => findingsFor(kind, rules.get(capability)!));
+  });
 }
 
-function findingsFor(rules: readonly CompiledRule[]): RuleFinding[] {
+function findingsFor(kind: RuleFinding['kind'], rules: readonly CompiledRule[]): RuleFinding[] {
   const findings: RuleFinding[] = [];
   const unconditional = rules.filter((r) => r.condition === null);
   for (const rule of rules) {
@@ -37,6 +42,7 @@ function findingsFor(rules: readonly CompiledRule[]): RuleFinding[] {
       if (outranks(tie, rule))
         findings.push(
           finding(
+            kind,
             rule,
             `has no condition, like ${describe(tie)} at the same priority ${rule.priority}, ` +
               `whose ${tie.outcome} always wins over this ${rule.outcome}; give one a condition or another priority`,
@@ -49,6 +55,7 @@ function findingsFor(rules: readonly CompiledRule[]): RuleFinding[] {
     if (always)
       findings.push(
         finding(
+          kind,
           rule,
           `can never decide: ${describe(always)} (priority ${always.priority}, no condition) ` +
             `always decides ${rule.capability} first`,
@@ -62,8 +69,9 @@ function describe(rule: CompiledRule): string {
   return `policy ${rule.policy} rule ${rule.ruleIndex}`;
 }
 
-function finding(rule: CompiledRule, text: string): RuleFinding {
+function finding(kind: RuleFinding['kind'], rule: CompiledRule, text: string): RuleFinding {
   return {
+    kind,
     policy: rule.policy,
     ruleIndex: rule.ruleIndex,
     capability: rule.capability,

@@ -185,6 +185,30 @@ describe('buildIndex: NamespacedActorGrants', () => {
     expect(snap.namespacedGrantsFor('team-a/bot', 'db.query')).toEqual([]);
   });
 
+  it('resolves a claim by a cluster and a namespaced grant of one name and age alike in any order: the cluster one wins', () => {
+    const at = '2024-01-01T00:00:00Z';
+    const cluster = { ...grant('bot', 'ops', [{ capability: 'files.read' }]) };
+    cluster.metadata.creationTimestamp = at;
+    cluster.spec.actor.subjects = [{ kind: 'ServiceAccount', name: 'bot', namespace: 'team-a' }];
+    const namespaced = nsGrant(
+      'team-a',
+      'bot',
+      'bot',
+      ['db.query'],
+      [{ kind: 'ServiceAccount', name: 'bot' }],
+    );
+    namespaced.metadata.creationTimestamp = at;
+    for (const objects of [
+      [cluster, namespaced],
+      [namespaced, cluster],
+    ]) {
+      const snap = buildIndex([...catalogue, ...objects]);
+      expect(snap.actorOfIdentity('system:serviceaccount:team-a:bot')?.actorId).toBe('ops');
+      expect(snap.status('NamespacedActorGrant', 'bot', 'team-a')).toMatchObject({ reason: 'Conflict' });
+      expect(snap.status('ActorGrant', 'bot')).toMatchObject({ ready: true });
+    }
+  });
+
   it('marks grants outside the Delegation (capability or risk) OutsideDelegation, still Ready', () => {
     const snap = buildIndex([
       ...catalogue,

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { delegation, nsGrant, nsPolicy } from '../engine/tenancy-fixtures.js';
 import { capability, grant, policy } from '../engine/test-fixtures.js';
 import type { PolicyObject } from '../model/index.js';
 import { buildIndex } from './build-index.js';
@@ -59,6 +60,39 @@ describe('IndexSnapshot listings', () => {
       boundIdentities: 0,
       // b.two's schema, the broken policy, and g1's unknown capability.
       notReady: 3,
+      delegations: 0,
+      delegatedNamespaces: 0,
+      namespacedPolicies: 0,
+      namespacedRules: 0,
+      namespacedActorGrantObjects: 0,
+      namespacedGrants: 0,
+      namespacedActors: 0,
+    });
+  });
+
+  it('counts the tenancy kinds it holds', () => {
+    const snap = buildIndex([
+      capability('db.query'),
+      delegation('teams', { namespaces: ['team-a', 'team-b'] }),
+      nsPolicy('team-a', 'p', [
+        { capability: 'db.query', outcome: 'DENY' },
+        { capability: 'db.query', outcome: 'ESCALATE', condition: 'true' },
+      ]),
+      nsPolicy('team-b', 'p', [{ capability: 'db.query', outcome: 'DENY' }]),
+      nsPolicy('team-b', 'broken', [{ capability: 'db.query', outcome: 'DENY', condition: 'nope(' }]),
+      nsGrant('team-a', 'bot', 'bot', ['db.query']),
+      nsGrant('team-a', 'bot-more', 'bot', ['db.query']),
+      nsGrant('team-b', 'bot', 'bot', ['db.query']),
+    ]);
+    expect(snap.counts).toMatchObject({
+      delegations: 1,
+      delegatedNamespaces: 2,
+      namespacedPolicies: 3,
+      namespacedRules: 3,
+      namespacedActorGrantObjects: 3,
+      namespacedGrants: 3,
+      namespacedActors: 2,
+      notReady: 1,
     });
   });
 

@@ -26,6 +26,12 @@ export interface SnapshotParts {
   tenancy?: TenancySlices;
 }
 
+/** The rules one tier decides by: the cluster's, or one namespace's. */
+export interface RuleTier {
+  readonly namespace: string | undefined;
+  readonly rules: ReadonlyMap<string, readonly CompiledRule[]>;
+}
+
 const NONE: readonly never[] = Object.freeze([]);
 
 /**
@@ -46,7 +52,7 @@ export class IndexSnapshot {
     this.tenancy = parts.tenancy ?? NO_TENANCY;
     this.namespacedGrantsByPair = byPair(this.tenancy.namespacedGrantsByActor);
     this.sortedPolicies = [...parts.policies.values()];
-    this.counts = countsOf(parts);
+    this.counts = countsOf(parts, this.tenancy);
   }
 
   /** The capability proposals call `name` (spec.name). */
@@ -91,6 +97,17 @@ export class IndexSnapshot {
   /** Compiled rules of the namespace's enabled, valid NamespacedPolicies for a capability. */
   namespaceRulesFor(namespace: string, capability: string): readonly CompiledRule[] {
     return this.tenancy.namespaceRules.get(namespace)?.get(capability) ?? NONE;
+  }
+
+  /**
+   * Each tier's compiled rules by capability: the cluster's (namespace undefined), then each
+   * namespace's with NamespacedPolicy rules in use, by namespace name.
+   */
+  ruleTiers(): readonly RuleTier[] {
+    return [
+      { namespace: undefined, rules: this.parts.rules },
+      ...[...this.tenancy.namespaceRules].map(([namespace, rules]) => ({ namespace, rules })),
+    ];
   }
 
   /** The grants of one capability that NamespacedActorGrants give the actor (before the Delegation gate). */
@@ -161,21 +178,35 @@ function pairKey(actorId: string, capability: string): string {
   return `${actorId}\u0000${capability}`;
 }
 
-function countsOf(parts: SnapshotParts): IndexCounts {
-  let rules = 0;
-  for (const list of parts.rules.values()) rules += list.length;
-  let grants = 0;
-  for (const list of parts.grantsByActor.values()) grants += list.length;
+function countsOf(parts: SnapshotParts, tenancy: TenancySlices): IndexCounts {
   const policies = [...parts.policies.values()];
+  const ofKind = (kind: Kind) => parts.objects.filter((o) => o.kind === kind).length;
   return {
     capabilities: parts.capabilities.size,
     policies: policies.length,
     enabledPolicies: policies.filter((p) => p.enabled && p.status.reason !== 'InvalidCondition').length,
-    rules,
-    actorGrantObjects: parts.objects.filter((o) => o.kind === 'ActorGrant').length,
-    grants,
+    rules: sizes(parts.rules.values()),
+    actorGrantObjects: ofKind('ActorGrant'),
+    grants: sizes(parts.grantsByActor.values()),
     actors: parts.grantsByActor.size,
     boundIdentities: parts.identities.size,
     notReady: [...parts.statuses.values()].filter((s) => !s.status.ready).length,
+    delegations: ofKind('Delegation'),
+    delegatedNamespaces: tenancy.delegations.size,
+    namespacedPolicies: ofKind('NamespacedPolicy'),
+    namespacedRules: [...tenancy.namespaceRules.values()].reduce(
+      (sum, rules) => sum + sizes(rules.values()),
+      0,
+    ),
+    namespacedActorGrantObjects: ofKind('NamespacedActorGrant'),
+    namespacedGrants: sizes(tenancy.namespacedGrantsByActor.values()),
+    namespacedActors: tenancy.namespacedGrantsByActor.size,
   };
+}
+
+/** The total length of some lists. */
+function sizes(lists: Iterable<readonly unknown[]>): number {
+  let total = 0;
+  for (const list of lists) total += list.length;
+  return total;
 }

@@ -1,6 +1,6 @@
 export { validateConfigObject, type ValidationResult } from './validate-config-object.js';
 export { buildIndex, compiledArtefactCount, previewIndex, type BuildIndexOptions } from './build-index.js';
-export { IndexSnapshot } from './index-snapshot.js';
+export { IndexSnapshot, type RuleTier } from './index-snapshot.js';
 export { NO_TENANCY, type TenancySlices } from './tenancy-slices.js';
 export { IndexStore, type IndexChangeListener } from './index-store.js';
 export type {

@@ -86,4 +86,13 @@ export interface IndexCounts {
   /** Kubernetes identities bound to actors (ActorGrant spec.actor.subjects). */
   readonly boundIdentities: number;
   readonly notReady: number;
+  /** The tenancy kinds (issue #38): Delegation objects, and the namespaces they delegate. */
+  readonly delegations: number;
+  readonly delegatedNamespaces: number;
+  readonly namespacedPolicies: number;
+  /** Rules of enabled, valid NamespacedPolicies, over all namespaces. */
+  readonly namespacedRules: number;
+  readonly namespacedActorGrantObjects: number;
+  readonly namespacedGrants: number;
+  readonly namespacedActors: number;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nsPolicy } from '../engine/tenancy-fixtures.js';
 import { capability, policy } from '../engine/test-fixtures.js';
 import { buildIndex, previewIndex } from './build-index.js';
 import { writeStatus } from './write-status.js';
@@ -37,6 +38,25 @@ describe('writeStatus', () => {
 
   it('does not blame a capability for a policy that did not compile before it', () => {
     const broken = policy('broken', [{ capability: 'db.query', condition: '1 + "a" == 2', outcome: 'DENY' }]);
+    const current = buildIndex([withQuery('string'), broken]);
+    expect(statusOfWriting(current, withQuery('integer'))).toMatchObject({ reason: 'Accepted' });
+  });
+
+  it('refuses a parameter schema that would take a NamespacedPolicy in use out of use', () => {
+    const teamGuard = nsPolicy('team-a', 'guard', guard.spec.rules);
+    const current = buildIndex([withQuery('string'), teamGuard]);
+    const status = statusOfWriting(current, withQuery('integer'));
+    expect(status).toMatchObject({ ready: false, reason: 'InvalidSchema', field: 'spec.parameterSchema' });
+    expect(status?.message).toMatch(
+      /^spec\.parameterSchema would take NamespacedPolicy team-a\/guard out of use \(/,
+    );
+    expect(statusOfWriting(current, withQuery('string'))).toMatchObject({ ready: true, reason: 'Accepted' });
+  });
+
+  it('does not blame a capability for a NamespacedPolicy that did not compile before it', () => {
+    const broken = nsPolicy('team-a', 'broken', [
+      { capability: 'db.query', condition: '1 + "a" == 2', outcome: 'DENY' },
+    ]);
     const current = buildIndex([withQuery('string'), broken]);
     expect(statusOfWriting(current, withQuery('integer'))).toMatchObject({ reason: 'Accepted' });
   });

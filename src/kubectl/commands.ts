@@ -89,7 +89,7 @@ const decisionPath = (context: CommandContext) =>
 
 async function runPending(context: CommandContext): Promise<number> {
   const { records } = context.invocation;
-  const decisions = (await allPending(context.client)).filter((d) => inScope(records, d.namespace));
+  const decisions = await allPending(context.client, records.namespace);
   if (context.invocation.output === 'json') {
     context.print(json({ decisions, total: decisions.length }));
     return 0;
@@ -125,12 +125,16 @@ function entryNamespaceOf(data: string): string | null {
   }
 }
 
-/** Every page of GET /governance/pending (oldest first), so the table is never cut short. */
-async function allPending(client: ArbiterClient): Promise<DecisionView[]> {
+/**
+ * Every page of GET /governance/pending (oldest first), so the table is never cut short;
+ * of one namespace's actors when `namespace` is set (the server filters).
+ */
+async function allPending(client: ArbiterClient, namespace: string | undefined): Promise<DecisionView[]> {
   const decisions: DecisionView[] = [];
+  const only = namespace === undefined ? '' : `&namespace=${encodeURIComponent(namespace)}`;
   let cursor: string | null = null;
   do {
-    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const query: string = only + (cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`);
     const page = await client.get<PendingPage>(`/governance/pending?limit=200${query}`);
     decisions.push(...page.decisions);
     cursor = page.cursor ?? null;

@@ -65,10 +65,10 @@ export function checkManifests(
     findings.push(at(item, key, severity, `${status.reason}: ${status.message}`, status.field));
   }
   for (const rule of unreachableRules(snapshot)) {
-    const item = located.get(`Policy/${rule.policy}`)!;
-    findings.push(
-      at(item, `Policy/${rule.policy}`, 'warning', rule.message, `spec.rules[${rule.ruleIndex}]`),
-    );
+    // A NamespacedPolicy's rule names it `namespace/name`, as its objectKey does.
+    const key = `${rule.kind}/${rule.policy}`;
+    const item = located.get(key)!;
+    findings.push(at(item, key, 'warning', rule.message, `spec.rules[${rule.ruleIndex}]`));
   }
   return { findings: findings.sort(byPlace), snapshot };
 }

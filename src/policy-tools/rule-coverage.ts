@@ -12,18 +12,18 @@ export interface RuleCoverage {
 }
 
 /**
- * Per rule of every enabled, valid policy: how many cases matched it and how many it
+ * Per rule of every enabled, valid policy (and NamespacedPolicy): how many cases matched it and how many it
  * decided. Suites that share manifests add up (rules are known by policy and position).
  */
 export class RuleCoverageCounter {
   private readonly rules = new Map<string, RuleCoverage>();
 
-  /** Counts the rules of this configuration too. */
+  /** Counts the rules of this configuration too: every tier's (NamespacedPolicies' as `ns/name`). */
   addRules(snapshot: IndexSnapshot): void {
-    for (const policy of snapshot.policies())
-      for (const rule of policyRules(snapshot, policy.name))
-        if (!this.rules.has(key(rule.policy, rule.ruleIndex)))
-          this.rules.set(key(rule.policy, rule.ruleIndex), { ...rule, matched: 0, decided: 0 });
+    const rules = snapshot.ruleTiers().flatMap((tier) => [...tier.rules.values()].flat());
+    for (const { policy, ruleIndex, capability } of rules)
+      if (!this.rules.has(key(policy, ruleIndex)))
+        this.rules.set(key(policy, ruleIndex), { policy, ruleIndex, capability, matched: 0, decided: 0 });
   }
 
   count(decision: EngineDecision): void {
@@ -53,14 +53,6 @@ export class RuleCoverageCounter {
     const all = this.report();
     return all.length === 0 ? 100 : (100 * (all.length - this.unreached().length)) / all.length;
   }
-}
-
-function policyRules(snapshot: IndexSnapshot, policy: string) {
-  const capabilities = new Set(snapshot.policy(policy)?.spec.rules.map((r) => r.capability));
-  return [...capabilities]
-    .flatMap((capability) => snapshot.rulesFor(capability).filter((r) => r.policy === policy))
-    .sort((a, b) => a.ruleIndex - b.ruleIndex)
-    .map((r) => ({ policy: r.policy, ruleIndex: r.ruleIndex, capability: r.capability }));
 }
 
 function key(policy: string, ruleIndex: number): string {

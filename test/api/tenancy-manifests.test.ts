@@ -112,4 +112,14 @@ describe('embedded mode: the tenancy kinds in the manifests folder and the API f
     expect(delegation).toMatchObject({ data: { kind: 'Delegation', name: 'team-a' } });
     expect(delegation).not.toHaveProperty('namespace');
   });
+
+  it('counts the tenancy kinds in /metrics', async () => {
+    const metrics = await (await fetch(`${arbiter.url}/metrics`)).text();
+    const objects = (kind: string) =>
+      new RegExp(`^arbiter_index_objects\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(metrics)?.[1];
+    // team-a's Delegation; mail in team-a, team-b and (written through the API) team-c; both bots.
+    expect(objects('Delegation')).toBe('1');
+    expect(objects('NamespacedPolicy')).toBe('3');
+    expect(objects('NamespacedActorGrant')).toBe('2');
+  });
 });

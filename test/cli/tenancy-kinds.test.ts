@@ -12,6 +12,15 @@ spec:
   grants: [{capability: email.send}]
 `;
 
+const SHADOWED = `apiVersion: governance.arbiter.dev/v1alpha1
+kind: NamespacedPolicy
+metadata: {name: shadow, namespace: team-a}
+spec:
+  rules:
+    - {capability: email.send, outcome: DENY, priority: 10}
+    - {capability: email.send, condition: "parameters.subject == 'x'", outcome: ESCALATE}
+`;
+
 const proposal = (actor: string, capability: string, parameters: string) => `      proposal:
         actor: {id: ${actor}, type: ai-agent}
         action: {capability: ${capability}, parameters: ${parameters}}
@@ -56,6 +65,16 @@ describe('the CLI with the tenancy kinds', () => {
     );
   });
 
+  it("arbiter validate warns of a NamespacedPolicy's rules that can never decide, naming it ns/name", async () => {
+    await fixtures.write('shadow/teams.yaml', TEAM_MANIFESTS);
+    await fixtures.write('shadow/shadow.yaml', SHADOWED);
+    const result = await runArbiter(['validate', EXAMPLE_MANIFESTS, fixtures.path('shadow')]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /shadow\.yaml:\d+: NamespacedPolicy\/team-a\/shadow: warning: rule 1 \(capability email\.send\) can never decide: policy team-a\/shadow rule 0/,
+    );
+  });
+
   it('arbiter test decides namespaced actors and checks, and reports, the tier', async () => {
     await fixtures.write('suite/teams.yaml', TEAM_MANIFESTS);
     const file = await fixtures.write(
@@ -88,5 +107,9 @@ ${proposal('team-a/bot', 'email.send', '{to: a@example.com, subject: hold}')}   
       JSON.parse(json.stdout) as { suites: Array<{ cases: Array<{ name: string; tier?: string }> }> }
     ).suites[0]!.cases;
     expect(cases.find((c) => c.name === 'team A holds mail')).toMatchObject({ tier: 'namespace' });
+    const covered = await runArbiter(['test', file, '--coverage']);
+    expect(covered.stdout).toContain('  team-a/mail rule 0 (email.send): 2 / 2\n');
+    expect(covered.stdout).toContain('  team-b/mail rule 0 (email.send): 0 / 0\n');
+    expect(covered.stdout).toMatch(/never reached: .*team-b\/mail rule 0/);
   });
 });

@@ -1,4 +1,6 @@
 import { writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -62,7 +64,71 @@ afterAll(async () => {
   await removeDir(home);
 });
 
+/** An HTTP proxy to Arbiter that records the URL of every request it forwards. */
+async function recordingProxy(target: string): Promise<{ server: Server; url: string; urls: string[] }> {
+  const urls: string[] = [];
+  const server = createServer((req, res) => {
+    urls.push(req.url ?? '');
+    const upstream = request(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, urls };
+}
+
+describe('GET /api/v1/governance/pending?namespace=', () => {
+  const list = (query: string) =>
+    call(arbiter.url, 'GET', `/api/v1/governance/pending${query}`, { key: KEYS.reviewer });
+
+  it("lists only that namespace's actors' decisions, with their total", async () => {
+    const teamA = await list('?namespace=team-a');
+    expect(teamA.status, JSON.stringify(teamA.body)).toBe(200);
+    expect(teamA.body.decisions.map((d: any) => d.decision_id)).toEqual([ids['team-a/bot']]);
+    expect(teamA.body.total).toBe(1);
+    const firstOfB = await list('?namespace=team-b&limit=1');
+    expect(firstOfB.body).toMatchObject({ total: 1, cursor: null });
+    expect(firstOfB.body.decisions.map((d: any) => d.decision_id)).toEqual([ids['team-b/bot']]);
+    expect((await list('?namespace=team-c')).body).toEqual({ decisions: [], total: 0, cursor: null });
+    expect((await list('')).body.total).toBe(3);
+  });
+
+  it('refuses a namespace that is no namespace name with 400', async () => {
+    const bad = await list('?namespace=Team_A');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('INVALID_REQUEST');
+    expect(bad.body.error.message).toContain('namespace');
+  });
+});
+
 describe('kubectl arbiter: namespaces of records', () => {
+  it('pending -n NAMESPACE asks the server for that namespace only', async () => {
+    const proxy = await recordingProxy(arbiter.url);
+    try {
+      const table = await runPlugin(
+        ['--server', proxy.url, '--token', KEYS.reviewer, 'pending', '-n', 'team-a'],
+        pluginEnv(home),
+      );
+      expect(table.code, table.stderr).toBe(0);
+      expect(
+        rowsOf(table.stdout)
+          .slice(1)
+          .map((r) => r[0]),
+      ).toEqual([ids['team-a/bot']]);
+      expect(proxy.urls.filter((u) => u.includes('/governance/pending'))).toEqual([
+        '/api/v1/governance/pending?limit=200&namespace=team-a',
+      ]);
+    } finally {
+      await new Promise((resolve) => proxy.server.close(resolve));
+    }
+  });
+
   it("pending -n NAMESPACE lists only that namespace's decisions, in JSON too", async () => {
     const table = await pending('-n', 'team-a');
     expect(table.code, table.stderr).toBe(0);

@@ -15,7 +15,7 @@ import { makeProposer } from '../proposer.js';
 import {
   decisionQuerySchema,
   executionBodySchema,
-  listQuerySchema,
+  pendingQuerySchema,
   reviewBodySchema,
 } from '../request-schemas.js';
 import { compileValidator } from '../validation.js';
@@ -25,7 +25,10 @@ const validateDecisionQuery = compileValidator<Record<string, string | undefined
   decisionQuerySchema,
   'query',
 );
-const validateListQuery = compileValidator<{ limit?: string; cursor?: string }>(listQuerySchema, 'query');
+const validatePendingQuery = compileValidator<{ limit?: string; cursor?: string; namespace?: string }>(
+  pendingQuerySchema,
+  'query',
+);
 const PENDING_CURSOR_SCOPE = JSON.stringify(['pending']);
 const validateReview = compileValidator<{ comment?: string }>(reviewBodySchema, 'review');
 const validateExecution = compileValidator<{
@@ -137,13 +140,15 @@ export function governanceRoutes(deps: ApiDependencies): Router {
       streamAuditEvents(req, res, deps, pendingQueueEvent);
       return;
     }
-    const query = validateListQuery(stringQuery(req));
+    const query = validatePendingQuery(stringQuery(req));
     const limit = parseLimit(query.limit);
     const after = decodeCursor<number>(query.cursor, PENDING_CURSOR_SCOPE, 'number') ?? 0;
     const nowMs = deps.clock().getTime();
     // Past its deadline, a decision is expired even before the sweeper records it.
     const waiting = await visibleItems(
-      deps.pending.list().filter((w) => w.expiresAtMs > nowMs),
+      deps.pending
+        .list()
+        .filter((w) => w.expiresAtMs > nowMs && (!query.namespace || w.namespace === query.namespace)),
       visibilityOfRequest(req),
       (w) => w.namespace,
     );
