@@ -130,8 +130,12 @@ describeWithControlPlane(
       expect(refused.code).toBe(1);
       expect(isOneLine(refused.stderr), refused.stderr).toBe(true);
       expect(refused.stderr).toMatch(/^error: not allowed \(403 FORBIDDEN\): /);
+      // Lists are filtered to what RBAC lets the caller read, in any namespace: here nothing
+      // (docs/reviewers.md); the waiting decision is not shown.
       const listed = await plugin(bystander, 'pending');
-      expect(listed.stderr).toMatch(/^error: not allowed \(403 FORBIDDEN\): /);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).not.toContain(id);
+      expect(listed.stderr).toMatch(/^no decisions are waiting for review/);
       const decision = await call(arbiter.url, 'GET', `/api/v1/governance/decisions/${id}`, {
         key: KEYS.admin,
       });
