@@ -324,7 +324,11 @@ spec:
     const other = await propose('agent-001');
     expect(other.status).toBe(403);
     expect(other.body.error.code).toBe('ACTOR_MISMATCH');
+    // RBAC lets it read nowhere: the log is filtered to what it may see, which is nothing.
     const read = await call(arbiter.url, 'GET', '/api/v1/audit/log', { key: bearer });
-    expect(read.status).toBe(403);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ entries: [], total: 0 });
+    const verify = await call(arbiter.url, 'GET', '/api/v1/audit/verify', { key: bearer });
+    expect(verify.status).toBe(403);
   });
 });
