@@ -89,7 +89,12 @@ describe('the Redis audit log through Sentinel', () => {
     );
     const lost = load.acknowledged.filter((id) => !stored.has(id));
     expect(lost).toEqual([]);
-    const verify = await call(arbiter.url, 'GET', '/api/v1/audit/verify', { key: KEYS.auditor });
+    // A loaded machine may still be settling on the new primary: 503 until it is, then a sound chain.
+    let verify = await call(arbiter.url, 'GET', '/api/v1/audit/verify', { key: KEYS.auditor });
+    for (let tries = 0; verify.status === 503 && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      verify = await call(arbiter.url, 'GET', '/api/v1/audit/verify', { key: KEYS.auditor });
+    }
     expect(verify.body).toMatchObject({ ok: true });
     expect(verify.body.entries_checked).toBeGreaterThanOrEqual(load.acknowledged.length);
   }, 120_000);

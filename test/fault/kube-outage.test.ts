@@ -134,9 +134,7 @@ describeWithControlPlane('fault: kube-apiserver outage under load', (controlPlan
       expect(broken.value).toMatch(/serving the last good index/);
       const gauges = await eventually('arbiter_watch_broken for every kind', async () => {
         const values = await metric(arbiter.url, 'arbiter_watch_broken');
-        return KINDS.every((k) => values.get(`{kind="${k}"}`) === 1)
-          ? values
-          : undefined;
+        return KINDS.every((k) => values.get(`{kind="${k}"}`) === 1) ? values : undefined;
       });
       expect(gauges.value.size).toBe(KINDS.length);
       // Decisions flow through the outage from the last index (all of them 200, checked below).
