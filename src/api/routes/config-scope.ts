@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { compareNames } from '../../index/compare-names.js';
 import type { IndexedGrant, IndexedPolicy, IndexSnapshot } from '../../index/index.js';
 import {
   ArbiterError,
@@ -74,7 +75,7 @@ export const NAMESPACE_SCOPE: ConfigScope = {
           { name, spec: o.spec, enabled: o.spec.enabled ?? true, createdAt: creationTimestamp, status },
         ];
       })
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      .sort((a, b) => compareNames(a.name, b.name)),
   actorId: (id, namespace) => namespacedActorId(namespace ?? '', id),
   grantsOfActor: (snapshot, actorId) => snapshot.namespacedGrantsOfActor(actorId),
 };

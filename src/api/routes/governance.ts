@@ -173,14 +173,20 @@ export function governanceRoutes(deps: ApiDependencies): Router {
   // the decision's capability, so a Role may limit a reviewer to some capabilities.
   // Asked in the actor's namespace too when its reviewers may settle the escalation
   // (governance/review-namespace.ts), so that a RoleBinding there allows it.
-  const capabilityOf = async (req: Request) =>
-    (await deps.decisions.get(String(req.params.id))).data.request.action.capability;
+  // The guard may ask for both the capability and the namespace: one read of the decision.
+  const fetched = new WeakMap<Request, Promise<DecisionRecord>>();
+  const decisionOf = (req: Request) => {
+    let record = fetched.get(req);
+    if (!record) fetched.set(req, (record = deps.decisions.get(String(req.params.id))));
+    return record;
+  };
+  const capabilityOf = async (req: Request) => (await decisionOf(req)).data.request.action.capability;
   const namespaceOf = async (req: Request) => {
-    const record = await deps.decisions.get(String(req.params.id));
+    const record = await decisionOf(req);
     return reviewNamespace(
       {
         actorId: record.data.request.actor.id,
-        namespace: recordNamespace(record.entry) ?? null,
+        namespace: entryNamespace(record.entry),
         evaluation: record.data.evaluation,
       },
       deps.index.current(),
